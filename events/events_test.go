@@ -1,0 +1,261 @@
+package events
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// specCatalog is SPEC 6.4 and 6.5 written out by hand: each event with its data keys.
+var specCatalog = map[string]struct {
+	product Product
+	keys    []string
+}{
+	"workflow.execution.started":      {Orchestration, []string{"executionId", "workflowId", "workflowSlug", "inputs", "externalId"}},
+	"workflow.execution.completed":    {Orchestration, []string{"executionId", "workflowSlug", "status", "output", "completedAt", "workflowId", "workflowVersion", "externalId"}},
+	"workflow.execution.failed":       {Orchestration, []string{"executionId", "workflowSlug", "failedStepId", "errorMessage"}},
+	"workflow.execution.cancelled":    {Orchestration, []string{"executionId", "workflowSlug", "reason", "actorUserId"}},
+	"workflow.step.completed":         {Orchestration, []string{"executionId", "stepId", "nodeId", "output"}},
+	"workflow.step.failed":            {Orchestration, []string{"executionId", "stepId", "nodeId", "errorMessage", "attempts"}},
+	"workflow.human_approval_pending": {Orchestration, []string{"executionId", "workflowSlug", "stepId", "actionLabel", "assignTo", "data"}},
+	"webhook.test":                    {Platform, []string{"source"}},
+	"document.uploaded":               {Documents, []string{"documentId", "type", "filename", "sha256", "externalRef"}},
+	"document.classified":             {Documents, []string{"documentId", "type", "classificationConfidence"}},
+	"document.extracted":              {Documents, []string{"documentId", "extractionId", "type", "confidenceScore", "fields"}},
+	"document.requires_review":        {Documents, []string{"documentId", "extractionId", "confidenceScore", "flags"}},
+	"document.password_required":      {Documents, []string{"documentId", "errorMessage"}},
+	"document.failed":                 {Documents, []string{"documentId", "errorMessage", "stage"}},
+	"extraction.corrected":            {Documents, []string{"documentId", "extractionId", "actorUserId", "previousExtractionId"}},
+	"template.matched":                {Documents, []string{"documentId", "templateId", "matchConfidence"}},
+}
+
+func TestCatalogMatchesSpec(t *testing.T) {
+	names := Names()
+	if len(names) != len(specCatalog) {
+		t.Fatalf("catalog has %d events, spec %d: %v", len(names), len(specCatalog), names)
+	}
+	if !sort.StringsAreSorted(names) {
+		t.Errorf("Names() not sorted: %v", names)
+	}
+	for name, want := range specCatalog {
+		d, ok := Lookup(name)
+		if !ok {
+			t.Errorf("Lookup(%q) missing", name)
+			continue
+		}
+		if d.Name != name || d.Product != want.product {
+			t.Errorf("%s: got name %q product %q, want product %q", name, d.Name, d.Product, want.product)
+		}
+		var got []string
+		for _, k := range d.Keys {
+			got = append(got, k.Name)
+		}
+		if !reflect.DeepEqual(got, want.keys) {
+			t.Errorf("%s keys = %v, want %v", name, got, want.keys)
+		}
+		if d.OffByDefault != (name == WorkflowStepCompleted) {
+			t.Errorf("%s OffByDefault = %v", name, d.OffByDefault)
+		}
+	}
+	if _, ok := Lookup("workflow.nope"); ok {
+		t.Error("Lookup of an unknown name succeeded")
+	}
+}
+
+func TestLookupReturnsCopy(t *testing.T) {
+	d, _ := Lookup(DocumentFailed)
+	d.Keys[0].Name = "changed"
+	again, _ := Lookup(DocumentFailed)
+	if again.Keys[0].Name != "documentId" {
+		t.Fatal("Lookup exposes the catalog's key slice")
+	}
+}
+
+func TestHeaderPrefixes(t *testing.T) {
+	tests := []struct {
+		product Product
+		want    []string
+	}{
+		{Orchestration, []string{"X-Orch-"}},
+		{Documents, []string{"X-DocInt-"}},
+		{Platform, []string{"X-Orch-", "X-DocInt-"}},
+		{Product("other"), nil},
+	}
+	for _, tt := range tests {
+		if got := tt.product.HeaderPrefixes(); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s.HeaderPrefixes() = %v, want %v", tt.product, got, tt.want)
+		}
+	}
+}
+
+func TestWants(t *testing.T) {
+	tests := []struct {
+		name       string
+		subscribed []string
+		event      string
+		want       bool
+	}{
+		{"named", []string{DocumentExtracted}, DocumentExtracted, true},
+		{"not named", []string{DocumentExtracted}, DocumentFailed, false},
+		{"wildcard", []string{All}, DocumentFailed, true},
+		{"wildcard skips off-by-default", []string{All}, WorkflowStepCompleted, false},
+		{"off-by-default when named", []string{All, WorkflowStepCompleted}, WorkflowStepCompleted, true},
+		{"unknown event", []string{All, "x.y"}, "x.y", false},
+		{"empty subscription", nil, DocumentFailed, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Wants(tt.subscribed, tt.event); got != tt.want {
+				t.Errorf("Wants(%v, %q) = %v, want %v", tt.subscribed, tt.event, got, tt.want)
+			}
+		})
+	}
+	if !Subscribable(All) || !Subscribable(WebhookTest) || Subscribable("document.*") || Subscribable("") {
+		t.Error("Subscribable disagrees with the catalog")
+	}
+}
+
+func TestDeriveID(t *testing.T) {
+	re := regexp.MustCompile(`^evt_[a-z2-7]{26}$`)
+	a := DeriveID("exe_01", "step-3", WorkflowStepCompleted)
+	if !re.MatchString(a) {
+		t.Fatalf("DeriveID = %q, want evt_ + 26 lowercase base32", a)
+	}
+	if b := DeriveID("exe_01", "step-3", WorkflowStepCompleted); a != b {
+		t.Errorf("same seed gave %q and %q", a, b)
+	}
+	if b := DeriveID("exe_01", "step-4", WorkflowStepCompleted); a == b {
+		t.Error("different seeds gave the same id")
+	}
+	if DeriveID("ab", "c") == DeriveID("a", "bc") {
+		t.Error("part boundaries are not part of the seed")
+	}
+	// Pinned value: the derivation is a contract (stored events keep their ids across releases).
+	if got, want := DeriveID("exe_01HZY", "publish"), "evt_c6ndewjpbvj3in5ryopkwpm4r5"; got != want {
+		t.Errorf("DeriveID changed: %q, want %q", got, want)
+	}
+}
+
+func validData() map[string]any {
+	return map[string]any{
+		"documentId": "doc_1", "extractionId": "ext_1", "type": "npwp", "confidenceScore": 0.93,
+		"fields": map[string]any{"npwp_number": "01.234", "name": "A", "address": "B", "registered_at": "2020-01-01"},
+	}
+}
+
+func TestNewEnvelopeJSON(t *testing.T) {
+	at := time.Date(2026, 1, 2, 10, 4, 5, 678_900_000, time.FixedZone("WIB", 7*3600))
+	env, err := NewEnvelope("evt_abc", DocumentExtracted, "org_1", at, validData())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"evt_abc","event":"document.extracted","occurredAt":"2026-01-02T03:04:05.678Z","orgId":"org_1",` +
+		`"data":{"confidenceScore":0.93,"documentId":"doc_1","extractionId":"ext_1",` +
+		`"fields":{"address":"B","name":"A","npwp_number":"01.234","registered_at":"2020-01-01"},"type":"npwp"}}`
+	if string(b) != want {
+		t.Errorf("JSON =\n%s\nwant\n%s", b, want)
+	}
+	var back Envelope
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.ID != env.ID || back.Event != env.Event || back.OrgID != env.OrgID || !back.OccurredAt.Equal(env.OccurredAt) ||
+		string(back.Data) != string(env.Data) {
+		t.Errorf("round trip: %+v != %+v", back, env)
+	}
+	if !back.OccurredAt.Equal(time.Date(2026, 1, 2, 3, 4, 5, 678_000_000, time.UTC)) {
+		t.Errorf("occurredAt not truncated to ms in UTC: %v", back.OccurredAt)
+	}
+}
+
+func TestNewEnvelopeRejects(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	with := func(change func(m map[string]any)) map[string]any {
+		m := validData()
+		change(m)
+		return m
+	}
+	tests := []struct {
+		name, id, event, org string
+		at                   time.Time
+		data                 any
+		wantMsg              string
+	}{
+		{"unknown event", "evt_1", "document.nope", "org_1", at, validData(), `unknown event name "document.nope"`},
+		{"bad id", "exe_1", DocumentExtracted, "org_1", at, validData(), "event id"},
+		{"empty id", "evt_", DocumentExtracted, "org_1", at, validData(), "event id"},
+		{"bad org", "evt_1", DocumentExtracted, "1", at, validData(), "orgId"},
+		{"zero time", "evt_1", DocumentExtracted, "org_1", time.Time{}, validData(), "occurredAt"},
+		{"missing key", "evt_1", DocumentExtracted, "org_1", at, with(func(m map[string]any) { delete(m, "fields") }), `missing key "fields"`},
+		{"unknown key", "evt_1", DocumentExtracted, "org_1", at, with(func(m map[string]any) { m["extra"] = 1 }), `unknown key "extra"`},
+		{"wrong kind", "evt_1", DocumentExtracted, "org_1", at, with(func(m map[string]any) { m["confidenceScore"] = "high" }), `"confidenceScore" must be a number`},
+		{"null not allowed", "evt_1", DocumentExtracted, "org_1", at, with(func(m map[string]any) { m["documentId"] = nil }), `"documentId" must not be null`},
+		{"not an object", "evt_1", DocumentExtracted, "org_1", at, []int{1}, "must be a JSON object"},
+		{"nil data", "evt_1", DocumentExtracted, "org_1", at, nil, "must be a JSON object"},
+		{"unmarshalable", "evt_1", DocumentExtracted, "org_1", at, map[string]any{"f": func() {}}, "data"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := NewEnvelope(tt.id, tt.event, tt.org, tt.at, tt.data)
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("err = %v, want ErrInvalid", err)
+			}
+			if !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Errorf("err = %q, want it to mention %q", err, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestCheckKinds(t *testing.T) {
+	d, _ := Lookup(WorkflowExecutionCompleted)
+	base := `"executionId":"exe_1","workflowSlug":"s","status":"succeeded","output":null,"completedAt":"2026-01-02T03:04:05.000Z","workflowId":"wkf_1","externalId":null`
+	tests := []struct {
+		version string
+		ok      bool
+	}{{"3", true}, {"3.5", false}, {`"3"`, false}, {"null", false}, {"-1", true}}
+	for _, tt := range tests {
+		err := d.Check([]byte(`{` + base + `,"workflowVersion":` + tt.version + `}`))
+		if (err == nil) != tt.ok {
+			t.Errorf("workflowVersion %s: err = %v, want ok=%v", tt.version, err, tt.ok)
+		}
+	}
+}
+
+func TestEveryEventHasAValidExample(t *testing.T) {
+	sample := map[Kind]any{Any: []any{"x"}, String: "s", Number: 0.5, Integer: 2, Object: map[string]any{}, Array: []any{}, Bool: true}
+	for _, name := range Names() {
+		d, _ := Lookup(name)
+		data := map[string]any{}
+		for _, k := range d.Keys {
+			data[k.Name] = sample[k.Kind]
+		}
+		if _, err := NewEnvelope(DeriveID(name), name, "org_1", time.Unix(0, 0), data); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func FuzzEnvelopeUnmarshal(f *testing.F) {
+	f.Add([]byte(`{"id":"evt_1","event":"webhook.test","occurredAt":"2026-01-02T03:04:05.678Z","orgId":"org_1","data":{"source":"test"}}`))
+	f.Add([]byte(`{"occurredAt":1}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var e Envelope
+		if err := json.Unmarshal(b, &e); err != nil {
+			return
+		}
+		if _, err := json.Marshal(e); err != nil {
+			t.Fatalf("marshal after successful unmarshal: %v", err)
+		}
+	})
+}
