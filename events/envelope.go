@@ -3,7 +3,6 @@ package events
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base32"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -12,10 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// IDPrefix is the prefix of event ids.
-const IDPrefix = "evt_"
+	"github.com/svcplatform/svc/ids"
+)
 
 // TimeFormat is the layout of occurredAt: UTC ISO 8601 with milliseconds.
 const TimeFormat = "2006-01-02T15:04:05.000Z"
@@ -23,14 +21,16 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 // ErrInvalid is wrapped by every validation error of NewEnvelope.
 var ErrInvalid = errors.New("invalid event")
 
-var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
-
-// DeriveID returns the event id for a stable seed: "evt_" followed by 26
-// lowercase base32 characters of the SHA-256 of the parts. The same parts
-// (for example a workflow id and the emitting step) always give the same id, so
-// a retried publishing activity does not create a second event. Parts are
-// length-prefixed before hashing, so ("ab","c") and ("a","bc") differ.
-func DeriveID(parts ...string) string {
+// DeriveID returns the event id for a stable seed, in the shape of package ids:
+// "evt_" + 26 lowercase Crockford base32 characters whose time part is
+// occurredAt (so event ids sort by time) and whose other 80 bits are the first
+// bytes of the SHA-256 of the seed parts. The same occurredAt and parts (for
+// example the workflow's time of the emitting step, the workflow id and the
+// step) always give the same id, so a retried publishing activity does not
+// create a second event: occurredAt must therefore come from the workflow
+// (workflow.Now) or a stored record, never from time.Now inside the activity.
+// Parts are length-prefixed before hashing, so ("ab","c") and ("a","bc") differ.
+func DeriveID(occurredAt time.Time, parts ...string) string {
 	h := sha256.New()
 	var n [8]byte
 	for _, p := range parts {
@@ -38,7 +38,9 @@ func DeriveID(parts ...string) string {
 		h.Write(n[:])
 		h.Write([]byte(p))
 	}
-	return IDPrefix + strings.ToLower(idEncoding.EncodeToString(h.Sum(nil))[:26])
+	var random [10]byte
+	copy(random[:], h.Sum(nil))
+	return ids.Derive(ids.Event, occurredAt, random)
 }
 
 // Envelope is the body of every webhook delivery (SPEC 2.2).
@@ -89,7 +91,7 @@ func (e *Envelope) UnmarshalJSON(b []byte) error {
 }
 
 // NewEnvelope builds the envelope of one event after checking it against the
-// catalog: the name must be known, id must be an evt_ id, orgID an org_ id, and
+// catalog: the name must be known, id a well-formed evt_ id (package ids), orgID an org_ id, and
 // data (anything that marshals to a JSON object, typically map[string]any) must
 // hold every key of the event, no other key, with values of the catalog kinds.
 // occurredAt is kept in UTC, truncated to milliseconds as it is sent.
@@ -98,8 +100,8 @@ func NewEnvelope(id, name, orgID string, occurredAt time.Time, data any) (Envelo
 	if !ok {
 		return Envelope{}, fmt.Errorf("%w: unknown event name %q", ErrInvalid, name)
 	}
-	if !strings.HasPrefix(id, IDPrefix) || len(id) == len(IDPrefix) {
-		return Envelope{}, fmt.Errorf("%w: event id %q does not start with %q", ErrInvalid, id, IDPrefix)
+	if !ids.Valid(ids.Event, id) {
+		return Envelope{}, fmt.Errorf("%w: event id %q is not an evt_ id", ErrInvalid, id)
 	}
 	if !strings.HasPrefix(orgID, "org_") || len(orgID) == len("org_") {
 		return Envelope{}, fmt.Errorf("%w: orgId %q does not start with \"org_\"", ErrInvalid, orgID)

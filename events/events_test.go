@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/svcplatform/svc/ids"
 )
+
+var testID = DeriveID(time.Unix(1767322800, 0), "test")
 
 // specCatalog is SPEC 6.4 and 6.5 written out by hand: each event with its data keys.
 var specCatalog = map[string]struct {
@@ -121,22 +124,25 @@ func TestWants(t *testing.T) {
 }
 
 func TestDeriveID(t *testing.T) {
-	re := regexp.MustCompile(`^evt_[a-z2-7]{26}$`)
-	a := DeriveID("exe_01", "step-3", WorkflowStepCompleted)
-	if !re.MatchString(a) {
-		t.Fatalf("DeriveID = %q, want evt_ + 26 lowercase base32", a)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 678_000_000, time.UTC)
+	a := DeriveID(at, "exe_01", "step-3", WorkflowStepCompleted)
+	if !ids.Valid(ids.Event, a) {
+		t.Fatalf("DeriveID = %q, not a valid evt_ id", a)
 	}
-	if b := DeriveID("exe_01", "step-3", WorkflowStepCompleted); a != b {
+	if b := DeriveID(at, "exe_01", "step-3", WorkflowStepCompleted); a != b {
 		t.Errorf("same seed gave %q and %q", a, b)
 	}
-	if b := DeriveID("exe_01", "step-4", WorkflowStepCompleted); a == b {
+	if b := DeriveID(at, "exe_01", "step-4", WorkflowStepCompleted); a == b {
 		t.Error("different seeds gave the same id")
 	}
-	if DeriveID("ab", "c") == DeriveID("a", "bc") {
+	if DeriveID(at, "ab", "c") == DeriveID(at, "a", "bc") {
 		t.Error("part boundaries are not part of the seed")
 	}
+	if later := DeriveID(at.Add(time.Second), "exe_01", "step-3", WorkflowStepCompleted); later <= a {
+		t.Errorf("ids do not sort by time: %q then %q", a, later)
+	}
 	// Pinned value: the derivation is a contract (stored events keep their ids across releases).
-	if got, want := DeriveID("exe_01HZY", "publish"), "evt_c6ndewjpbvj3in5ryopkwpm4r5"; got != want {
+	if got, want := DeriveID(at, "exe_01HZY", "publish"), "evt_01kdyak3se2yd34p9f1n9v8dxh"; got != want {
 		t.Errorf("DeriveID changed: %q, want %q", got, want)
 	}
 }
@@ -150,7 +156,7 @@ func validData() map[string]any {
 
 func TestNewEnvelopeJSON(t *testing.T) {
 	at := time.Date(2026, 1, 2, 10, 4, 5, 678_900_000, time.FixedZone("WIB", 7*3600))
-	env, err := NewEnvelope("evt_abc", DocumentExtracted, "org_1", at, validData())
+	env, err := NewEnvelope(testID, DocumentExtracted, "org_1", at, validData())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +164,7 @@ func TestNewEnvelopeJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"id":"evt_abc","event":"document.extracted","occurredAt":"2026-01-02T03:04:05.678Z","orgId":"org_1",` +
+	want := `{"id":"` + testID + `","event":"document.extracted","occurredAt":"2026-01-02T03:04:05.678Z","orgId":"org_1",` +
 		`"data":{"confidenceScore":0.93,"documentId":"doc_1","extractionId":"ext_1",` +
 		`"fields":{"address":"B","name":"A","npwp_number":"01.234","registered_at":"2020-01-01"},"type":"npwp"}}`
 	if string(b) != want {
@@ -190,18 +196,18 @@ func TestNewEnvelopeRejects(t *testing.T) {
 		data                 any
 		wantMsg              string
 	}{
-		{"unknown event", "evt_1", "document.nope", "org_1", at, validData(), `unknown event name "document.nope"`},
-		{"bad id", "exe_1", DocumentExtracted, "org_1", at, validData(), "event id"},
-		{"empty id", "evt_", DocumentExtracted, "org_1", at, validData(), "event id"},
-		{"bad org", "evt_1", DocumentExtracted, "1", at, validData(), "orgId"},
-		{"zero time", "evt_1", DocumentExtracted, "org_1", time.Time{}, validData(), "occurredAt"},
-		{"missing key", "evt_1", DocumentExtracted, "org_1", at, with(func(m map[string]any) { delete(m, "fields") }), `missing key "fields"`},
-		{"unknown key", "evt_1", DocumentExtracted, "org_1", at, with(func(m map[string]any) { m["extra"] = 1 }), `unknown key "extra"`},
-		{"wrong kind", "evt_1", DocumentExtracted, "org_1", at, with(func(m map[string]any) { m["confidenceScore"] = "high" }), `"confidenceScore" must be a number`},
-		{"null not allowed", "evt_1", DocumentExtracted, "org_1", at, with(func(m map[string]any) { m["documentId"] = nil }), `"documentId" must not be null`},
-		{"not an object", "evt_1", DocumentExtracted, "org_1", at, []int{1}, "must be a JSON object"},
-		{"nil data", "evt_1", DocumentExtracted, "org_1", at, nil, "must be a JSON object"},
-		{"unmarshalable", "evt_1", DocumentExtracted, "org_1", at, map[string]any{"f": func() {}}, "data"},
+		{"unknown event", testID, "document.nope", "org_1", at, validData(), `unknown event name "document.nope"`},
+		{"bad id", "exe_01kdysrqty0000000000000000", DocumentExtracted, "org_1", at, validData(), "not an evt_ id"},
+		{"short id", "evt_1", DocumentExtracted, "org_1", at, validData(), "not an evt_ id"},
+		{"bad org", testID, DocumentExtracted, "1", at, validData(), "orgId"},
+		{"zero time", testID, DocumentExtracted, "org_1", time.Time{}, validData(), "occurredAt"},
+		{"missing key", testID, DocumentExtracted, "org_1", at, with(func(m map[string]any) { delete(m, "fields") }), `missing key "fields"`},
+		{"unknown key", testID, DocumentExtracted, "org_1", at, with(func(m map[string]any) { m["extra"] = 1 }), `unknown key "extra"`},
+		{"wrong kind", testID, DocumentExtracted, "org_1", at, with(func(m map[string]any) { m["confidenceScore"] = "high" }), `"confidenceScore" must be a number`},
+		{"null not allowed", testID, DocumentExtracted, "org_1", at, with(func(m map[string]any) { m["documentId"] = nil }), `"documentId" must not be null`},
+		{"not an object", testID, DocumentExtracted, "org_1", at, []int{1}, "must be a JSON object"},
+		{"nil data", testID, DocumentExtracted, "org_1", at, nil, "must be a JSON object"},
+		{"unmarshalable", testID, DocumentExtracted, "org_1", at, map[string]any{"f": func() {}}, "data"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -239,7 +245,7 @@ func TestEveryEventHasAValidExample(t *testing.T) {
 		for _, k := range d.Keys {
 			data[k.Name] = sample[k.Kind]
 		}
-		if _, err := NewEnvelope(DeriveID(name), name, "org_1", time.Unix(0, 0), data); err != nil {
+		if _, err := NewEnvelope(DeriveID(time.Unix(0, 0), name), name, "org_1", time.Unix(0, 0), data); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
