@@ -1,0 +1,417 @@
+// Package config holds svc's configuration: one struct, and one table of every key with its default.
+//
+// Values come, highest precedence first, from command-line flags, SVC_* environment variables
+// (dots become underscores: http.addr is SVC_HTTP_ADDR), the YAML file svc.yaml, and the defaults below.
+package config
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Config is the whole configuration of an svc process.
+type Config struct {
+	Environment string            `mapstructure:"environment"`
+	DataDir     string            `mapstructure:"data_dir"`
+	HTTP        HTTPConfig        `mapstructure:"http"`
+	Database    DatabaseConfig    `mapstructure:"database"`
+	Temporal    TemporalConfig    `mapstructure:"temporal"`
+	Log         LogConfig         `mapstructure:"log"`
+	Secrets     SecretsConfig     `mapstructure:"secrets"`
+	RateLimit   RateLimitConfig   `mapstructure:"ratelimit"`
+	Idempotency IdempotencyConfig `mapstructure:"idempotency"`
+	Webhooks    WebhooksConfig    `mapstructure:"webhooks"`
+	Documents   DocumentsConfig   `mapstructure:"documents"`
+	Approvals   ApprovalsConfig   `mapstructure:"approvals"`
+}
+
+// HTTPConfig configures the API listener.
+type HTTPConfig struct {
+	Addr           string        `mapstructure:"addr"`
+	PublicURL      string        `mapstructure:"public_url"`
+	MaxBodyBytes   int64         `mapstructure:"max_body_bytes"`
+	TrustedProxies []string      `mapstructure:"trusted_proxies"`
+	ShutdownGrace  time.Duration `mapstructure:"shutdown_grace"`
+}
+
+// DatabaseConfig selects the application database.
+type DatabaseConfig struct {
+	// URL is a postgres:// URL, or empty for the embedded SQLite file under the data directory.
+	URL string `mapstructure:"url"`
+}
+
+// TemporalConfig says where Temporal is and, for svc dev, how to run the embedded one.
+type TemporalConfig struct {
+	Address   string        `mapstructure:"address"`
+	Namespace string        `mapstructure:"namespace"`
+	Port      int           `mapstructure:"port"`
+	UIPort    int           `mapstructure:"ui_port"`
+	Retention time.Duration `mapstructure:"retention"`
+}
+
+// LogConfig configures log/slog output.
+type LogConfig struct {
+	Format string `mapstructure:"format"`
+	Level  string `mapstructure:"level"`
+}
+
+// SecretsConfig holds the key that encrypts secrets at rest.
+type SecretsConfig struct {
+	// Key is 32 bytes, base64 (standard encoding). svc dev generates one in the data directory.
+	Key string `mapstructure:"key"`
+}
+
+// RateLimitConfig configures per-key rate limiting.
+type RateLimitConfig struct {
+	// Store is "database" (shared by every svc api process) or "memory" (one process only).
+	Store string `mapstructure:"store"`
+}
+
+// IdempotencyConfig configures externalId de-duplication.
+type IdempotencyConfig struct {
+	Window time.Duration `mapstructure:"window"`
+}
+
+// WebhooksConfig configures webhook delivery.
+type WebhooksConfig struct {
+	Schedule        []time.Duration `mapstructure:"schedule"`
+	ReceiverTimeout time.Duration   `mapstructure:"receiver_timeout"`
+	AllowCIDRs      []string        `mapstructure:"allow_cidrs"`
+}
+
+// DocumentsConfig configures the document pipeline.
+type DocumentsConfig struct {
+	MaxUploadBytes  int64         `mapstructure:"max_upload_bytes"`
+	Threshold       float64       `mapstructure:"threshold"`
+	PasswordTimeout time.Duration `mapstructure:"password_timeout"`
+	BlobDir         string        `mapstructure:"blob_dir"`
+}
+
+// ApprovalsConfig configures human approvals.
+type ApprovalsConfig struct {
+	DefaultTimeout time.Duration `mapstructure:"default_timeout"`
+}
+
+// Key documents one configuration key: its name, default and meaning.
+type Key struct {
+	Name    string
+	Default any
+	Help    string
+}
+
+// Env is the environment variable that sets this key.
+func (k Key) Env() string {
+	return "SVC_" + strings.ToUpper(strings.ReplaceAll(k.Name, ".", "_"))
+}
+
+// keys is the one table of every configuration key and its default.
+var keys = []Key{
+	{"environment", "sandbox", "environment this deployment serves: sandbox or live; keys of the other environment get 403"},
+	{"data_dir", "./.svc-data", "directory for everything svc dev keeps (Temporal SQLite file, app database, blobs, credentials)"},
+	{"http.addr", "127.0.0.1:8080", "API listen address"},
+	{"http.public_url", "", "base URL clients use (default http://<http.addr>)"},
+	{"http.max_body_bytes", int64(1 << 20), "JSON body size cap; larger bodies get 413"},
+	{"http.trusted_proxies", []string{}, "CIDRs of proxies whose X-Forwarded-For is trusted for the client IP (none by default)"},
+	{"http.shutdown_grace", 10 * time.Second, "how long a stopping API drains in-flight requests"},
+	{"database.url", "", "postgres:// URL of the application database; empty means SQLite at <data_dir>/svc.db"},
+	{"temporal.address", "", "host:port of an external Temporal frontend; empty in svc dev means the embedded server"},
+	{"temporal.namespace", "default", "Temporal namespace"},
+	{"temporal.port", 7233, "gRPC port of the embedded Temporal server (svc dev)"},
+	{"temporal.ui_port", 8233, "port of the embedded Temporal UI (svc dev)"},
+	{"temporal.retention", 7 * 24 * time.Hour, "history retention of closed runs in the embedded Temporal (svc dev)"},
+	{"log.format", "text", "log format: text or json"},
+	{"log.level", "info", "log level: debug, info, warn or error"},
+	{"secrets.key", "", "base64 32-byte key encrypting secrets at rest; svc dev generates one under the data directory"},
+	{"ratelimit.store", "database", "rate-limit counter store: database (shared by every process) or memory (one process)"},
+	{"idempotency.window", 24 * time.Hour, "externalId de-duplication window"},
+	{"webhooks.schedule", []time.Duration{0, 10 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute, time.Hour}, "delay before each delivery attempt"},
+	{"webhooks.receiver_timeout", 10 * time.Second, "a receiver must answer 2xx within this"},
+	{"webhooks.allow_cidrs", []string{}, "CIDRs webhook and http-node targets may reach despite the SSRF guard (svc dev allows loopback)"},
+	{"documents.max_upload_bytes", int64(20 << 20), "upload size cap; larger files get 413"},
+	{"documents.threshold", 0.80, "confidence at or above which a document is extracted rather than sent to review"},
+	{"documents.password_timeout", 7 * 24 * time.Hour, "how long a password-protected document waits for its password"},
+	{"documents.blob_dir", "", "directory of uploaded files; empty means <data_dir>/blobs"},
+	{"approvals.default_timeout", time.Duration(0), "timeout of approvals whose node sets none; 0 waits forever"},
+}
+
+// Keys lists every configuration key with its default, sorted by name.
+func Keys() []Key {
+	out := append([]Key(nil), keys...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Options says where Load reads from besides the environment.
+type Options struct {
+	// File is a YAML config file; empty means ./svc.yaml if it exists.
+	File string
+	// Flags are bound to keys by name (a flag named "http-addr" sets http.addr); nil for none.
+	Flags *pflag.FlagSet
+	// FlagKeys maps flag names to config keys.
+	FlagKeys map[string]string
+	// Environ, if set, replaces the process environment (for tests), as KEY=VALUE strings.
+	Environ []string
+}
+
+// Load reads the configuration and validates it; every error names the offending key.
+func Load(opts Options) (*Config, error) {
+	v := viper.New()
+	for _, k := range keys {
+		v.SetDefault(k.Name, k.Default)
+	}
+	env := envMap(opts.Environ)
+	file := opts.File
+	explicit := file != ""
+	if file == "" {
+		file = "svc.yaml"
+	}
+	v.SetConfigFile(file)
+	v.SetConfigType("yaml")
+	if err := v.MergeInConfig(); err != nil {
+		var notFound viper.ConfigFileNotFoundError
+		if explicit || !(errors.As(err, &notFound) || isNotExist(err)) {
+			return nil, fmt.Errorf("config file %s: %w", file, err)
+		}
+	}
+	// Environment variables win over the file, flags over both (viper's Set overrides).
+	for _, k := range keys {
+		if val, ok := env[k.Env()]; ok {
+			v.Set(k.Name, val)
+		}
+	}
+	if opts.Flags != nil {
+		for flag, key := range opts.FlagKeys {
+			if f := opts.Flags.Lookup(flag); f != nil && f.Changed {
+				v.Set(key, f.Value.String())
+			}
+		}
+	}
+	if err := checkUnknown(v); err != nil {
+		return nil, err
+	}
+	var c Config
+	for _, k := range keys {
+		if err := decodeKey(v, k, &c); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func isNotExist(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "no such file or directory")
+}
+
+func envMap(environ []string) map[string]string {
+	out := map[string]string{}
+	if environ == nil {
+		environ = osEnviron()
+	}
+	for _, kv := range environ {
+		if i := strings.IndexByte(kv, '='); i > 0 && strings.HasPrefix(kv, "SVC_") {
+			out[kv[:i]] = kv[i+1:]
+		}
+	}
+	return out
+}
+
+// checkUnknown rejects keys in the file that svc does not know, so a typo is not silently ignored.
+func checkUnknown(v *viper.Viper) error {
+	known := map[string]bool{}
+	for _, k := range keys {
+		known[k.Name] = true
+	}
+	for _, k := range v.AllKeys() {
+		if !known[k] {
+			return fmt.Errorf("config: unknown key %q", k)
+		}
+	}
+	return nil
+}
+
+// decodeKey decodes one key into its field of c, so an error names exactly that key.
+func decodeKey(v *viper.Viper, k Key, c *Config) error {
+	field, err := fieldFor(reflect.ValueOf(c).Elem(), strings.Split(k.Name, "."))
+	if err != nil {
+		return err
+	}
+	raw := v.Get(k.Name)
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		DecodeHook: mapstructure.ComposeDecodeHookFunc(
+			mapstructure.StringToTimeDurationHookFunc(),
+			mapstructure.StringToSliceHookFunc(","),
+			trimHook,
+		),
+		WeaklyTypedInput: true,
+		Result:           field.Addr().Interface(),
+	})
+	if err != nil {
+		return fmt.Errorf("config: %s: %w", k.Name, err)
+	}
+	if s, ok := raw.(string); ok && field.Kind() == reflect.Slice && strings.TrimSpace(s) == "" {
+		field.Set(reflect.MakeSlice(field.Type(), 0, 0))
+		return nil
+	}
+	if err := dec.Decode(raw); err != nil {
+		return fmt.Errorf("config: %s (%s): invalid value %v: %s", k.Name, k.Env(), raw, cleanErr(err))
+	}
+	return nil
+}
+
+func trimHook(from, to reflect.Type, data any) (any, error) {
+	if s, ok := data.(string); ok {
+		return strings.TrimSpace(s), nil
+	}
+	return data, nil
+}
+
+func cleanErr(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "error(s) decoding:\n\n* "); i >= 0 {
+		msg = msg[i+len("error(s) decoding:\n\n* "):]
+	}
+	return msg
+}
+
+func fieldFor(v reflect.Value, path []string) (reflect.Value, error) {
+	for _, part := range path {
+		t := v.Type()
+		found := false
+		for i := 0; i < t.NumField(); i++ {
+			if t.Field(i).Tag.Get("mapstructure") == part {
+				v = v.Field(i)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return reflect.Value{}, fmt.Errorf("config: key %q has no field", strings.Join(path, "."))
+		}
+	}
+	return v, nil
+}
+
+// Validate checks values that decode but make no sense; every error names its key.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("config: %s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	if c.Environment != "sandbox" && c.Environment != "live" {
+		bad("environment", "must be sandbox or live, got %q", c.Environment)
+	}
+	if c.DataDir == "" {
+		bad("data_dir", "must not be empty")
+	}
+	if _, err := netip.ParseAddrPort(c.HTTP.Addr); err != nil && !strings.HasPrefix(c.HTTP.Addr, ":") && !strings.Contains(c.HTTP.Addr, "localhost:") {
+		bad("http.addr", "must be host:port, got %q", c.HTTP.Addr)
+	}
+	if c.HTTP.PublicURL != "" {
+		if u, err := url.Parse(c.HTTP.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("http.public_url", "must be an http(s) URL, got %q", c.HTTP.PublicURL)
+		}
+	}
+	if c.HTTP.MaxBodyBytes <= 0 {
+		bad("http.max_body_bytes", "must be positive")
+	}
+	for _, p := range c.HTTP.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			bad("http.trusted_proxies", "%q is not a CIDR", p)
+		}
+	}
+	if c.Database.URL != "" && !strings.HasPrefix(c.Database.URL, "postgres://") && !strings.HasPrefix(c.Database.URL, "postgresql://") && !strings.HasPrefix(c.Database.URL, "sqlite:") {
+		bad("database.url", "must be a postgres:// URL or sqlite:<path>")
+	}
+	if c.Temporal.Namespace == "" {
+		bad("temporal.namespace", "must not be empty")
+	}
+	if c.Temporal.Port <= 0 || c.Temporal.Port > 65535 {
+		bad("temporal.port", "must be a port number, got %d", c.Temporal.Port)
+	}
+	if c.Temporal.UIPort < 0 || c.Temporal.UIPort > 65535 {
+		bad("temporal.ui_port", "must be a port number (0 disables the UI), got %d", c.Temporal.UIPort)
+	}
+	if c.Log.Format != "text" && c.Log.Format != "json" {
+		bad("log.format", "must be text or json, got %q", c.Log.Format)
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level", "must be debug, info, warn or error, got %q", c.Log.Level)
+	}
+	if c.Secrets.Key != "" {
+		if b, err := base64.StdEncoding.DecodeString(c.Secrets.Key); err != nil || len(b) != 32 {
+			bad("secrets.key", "must be 32 bytes, base64")
+		}
+	}
+	if c.RateLimit.Store != "database" && c.RateLimit.Store != "memory" {
+		bad("ratelimit.store", "must be database or memory, got %q", c.RateLimit.Store)
+	}
+	if c.Idempotency.Window <= 0 {
+		bad("idempotency.window", "must be positive")
+	}
+	if len(c.Webhooks.Schedule) == 0 {
+		bad("webhooks.schedule", "needs at least one attempt")
+	}
+	for _, d := range c.Webhooks.Schedule {
+		if d < 0 {
+			bad("webhooks.schedule", "delays must not be negative")
+		}
+	}
+	if c.Webhooks.ReceiverTimeout <= 0 {
+		bad("webhooks.receiver_timeout", "must be positive")
+	}
+	for _, p := range c.Webhooks.AllowCIDRs {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			bad("webhooks.allow_cidrs", "%q is not a CIDR", p)
+		}
+	}
+	if c.Documents.MaxUploadBytes <= 0 {
+		bad("documents.max_upload_bytes", "must be positive")
+	}
+	if c.Documents.Threshold < 0 || c.Documents.Threshold > 1 {
+		bad("documents.threshold", "must be between 0 and 1")
+	}
+	if c.Approvals.DefaultTimeout < 0 {
+		bad("approvals.default_timeout", "must not be negative")
+	}
+	return errors.Join(errs...)
+}
+
+// DatabaseURL is the application database: database.url, or the SQLite file under the data directory.
+func (c *Config) DatabaseURL() string {
+	if c.Database.URL != "" {
+		return c.Database.URL
+	}
+	return "sqlite:" + c.DataDir + "/svc.db"
+}
+
+// BaseURL is the URL clients use to reach the API.
+func (c *Config) BaseURL() string {
+	if c.HTTP.PublicURL != "" {
+		return strings.TrimRight(c.HTTP.PublicURL, "/")
+	}
+	return "http://" + c.HTTP.Addr
+}
+
+// BlobDir is where uploaded files are kept.
+func (c *Config) BlobDir() string {
+	if c.Documents.BlobDir != "" {
+		return c.Documents.BlobDir
+	}
+	return c.DataDir + "/blobs"
+}

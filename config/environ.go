@@ -1,0 +1,5 @@
+package config
+
+import "os"
+
+func osEnviron() []string { return os.Environ() }

@@ -1,0 +1,58 @@
+package ids
+
+import (
+	"sort"
+	"testing"
+	"time"
+)
+
+func TestNewShapeAndValid(t *testing.T) {
+	id := New(Execution)
+	if !Valid(Execution, id) {
+		t.Fatalf("New produced invalid id %q", id)
+	}
+	if Valid(Workflow, id) {
+		t.Fatalf("%q must not be a valid workflow id", id)
+	}
+	for _, bad := range []string{"", "exe_", "exe_" + "0123456789abcdefghjkmnpqr", "exe_0123456789abcdefghjkmnpqrsu", "exe_81234567890123456789abcde", "EXE_0123456789abcdefghjkmnpqrs"} {
+		if Valid(Execution, bad) {
+			t.Errorf("Valid(%q) = true, want false", bad)
+		}
+	}
+}
+
+func TestIDsSortByCreationTime(t *testing.T) {
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var got []string
+	for i := 0; i < 200; i++ {
+		got = append(got, NewAt(Event, base.Add(time.Duration(i)*time.Millisecond)))
+	}
+	if !sort.StringsAreSorted(got) {
+		t.Fatal("ids made at increasing times do not sort in that order")
+	}
+}
+
+func TestIDsAreUnique(t *testing.T) {
+	seen := map[string]bool{}
+	now := time.Now()
+	for i := 0; i < 10000; i++ {
+		id := NewAt(Document, now)
+		if seen[id] {
+			t.Fatalf("duplicate id %q", id)
+		}
+		seen[id] = true
+	}
+}
+
+func TestDeriveIsDeterministic(t *testing.T) {
+	at := time.UnixMilli(1700000000123)
+	r := [10]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	a, b := Derive(Event, at, r), Derive(Event, at, r)
+	if a != b || !Valid(Event, a) {
+		t.Fatalf("Derive not stable or invalid: %q %q", a, b)
+	}
+	r[9] = 11
+	if Derive(Event, at, r) == a {
+		t.Fatal("different seed gave the same id")
+	}
+}

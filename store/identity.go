@@ -1,0 +1,85 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/svcplatform/svc/ids"
+)
+
+// Organization owns every other resource.
+type Organization struct {
+	ID        string `gorm:"primaryKey;size:40"`
+	Name      string `gorm:"size:200;not null"`
+	CreatedAt time.Time
+}
+
+// User is a person of an organisation.
+type User struct {
+	ID           string `gorm:"primaryKey;size:40"`
+	OrgID        string `gorm:"size:40;not null;index;uniqueIndex:ux_users_org_email,priority:1"`
+	Email        string `gorm:"size:320;not null;uniqueIndex:ux_users_org_email,priority:2"`
+	Name         string `gorm:"size:200"`
+	Role         string `gorm:"size:40;not null"`
+	PasswordHash string `gorm:"size:200"`
+	Disabled     bool   `gorm:"not null;default:false"`
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// APIKey is a key of an organisation. Only the SHA-256 of the whole key is stored.
+type APIKey struct {
+	ID                string   `gorm:"primaryKey;size:40"`
+	OrgID             string   `gorm:"size:40;not null;index"`
+	Name              string   `gorm:"size:200;not null"`
+	Environment       string   `gorm:"size:16;not null"`
+	Hash              string   `gorm:"size:64;not null;uniqueIndex"`
+	Last4             string   `gorm:"size:4;not null"`
+	Scopes            []string `gorm:"serializer:json;not null"`
+	ActAsUserID       string   `gorm:"size:40"`
+	CallerServiceSlug string   `gorm:"size:100"`
+	ExpiresAt         *time.Time
+	RevokedAt         *time.Time
+	// RevokesAt is set on a rotated key: the end of its grace window.
+	RevokesAt   *time.Time
+	RotatedToID string `gorm:"size:40"`
+	LastUsedAt  *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// CreateOrganization stores a new organisation with a fresh id.
+func (s *Store) CreateOrganization(ctx context.Context, name string) (*Organization, error) {
+	o := &Organization{ID: ids.New(ids.Organization), Name: name}
+	if err := s.DB.WithContext(ctx).Create(o).Error; err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// GetOrganization loads an organisation.
+func (s *Store) GetOrganization(ctx context.Context, id string) (*Organization, error) {
+	var o Organization
+	if err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&o).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	return &o, nil
+}
+
+// GetUser loads a user of the organisation.
+func (s *Store) GetUser(ctx context.Context, orgID, id string) (*User, error) {
+	var u User
+	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id = ?", orgID, id).Take(&u).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	return &u, nil
+}
+
+// APIKeyByHash finds a key by the SHA-256 of its whole value.
+func (s *Store) APIKeyByHash(ctx context.Context, hash string) (*APIKey, error) {
+	var k APIKey
+	if err := s.DB.WithContext(ctx).Where("hash = ?", hash).Take(&k).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	return &k, nil
+}

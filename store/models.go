@@ -1,0 +1,9 @@
+package store
+
+// AllModels lists every model, for migrations. Each domain file adds its models here.
+func AllModels() []any {
+	return []any{
+		&Organization{}, &User{}, &APIKey{},
+		&Ping{},
+	}
+}
