@@ -1,0 +1,35 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// healthz answers 200 while the process is up.
+func (s *Server) healthz(c *gin.Context) { OK(c, gin.H{"status": "ok"}) }
+
+// readyz answers 200 when the database and Temporal are reachable, else 503 naming what is not.
+func (s *Server) readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c, 3*time.Second)
+	defer cancel()
+	checks := gin.H{"database": "ok", "temporal": "ok"}
+	ready := true
+	if err := s.Store.Ping(ctx); err != nil {
+		checks["database"], ready = "unreachable", false
+		logger(c).Warn("readiness: database", "error", err)
+	}
+	if s.Temporal == nil {
+		checks["temporal"], ready = "not configured", false
+	} else if _, err := s.Temporal.CheckHealth(ctx, nil); err != nil {
+		checks["temporal"], ready = "unreachable", false
+		logger(c).Warn("readiness: temporal", "error", err)
+	}
+	if !ready {
+		c.AbortWithStatusJSON(http.StatusServiceUnavailable, gin.H{"error": ErrUnavailable, "checks": checks})
+		return
+	}
+	OK(c, gin.H{"status": "ready", "checks": checks})
+}

@@ -1,0 +1,129 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// The error strings of SPEC 5.7 and 7.3. Handlers use these, never their own spelling.
+const (
+	ErrMissingBearer    = "missing or invalid Bearer"
+	ErrKeyExpired       = "key expired"
+	ErrValidation       = "validation failed"
+	ErrNotFound         = "not found"
+	ErrRateLimited      = "rate limit exceeded"
+	ErrNotBound         = "api_key_not_bound_to_user"
+	ErrFourEyes         = "four-eyes violation: drafter cannot submit"
+	ErrInternal         = "internal server error"
+	ErrUnavailable      = "service unavailable"
+	ErrTooLarge         = "payload too large"
+	ErrUnsupportedMedia = "unsupported media type"
+	ErrMethodNotAllowed = "method not allowed"
+)
+
+// FieldErrors maps a field path to its messages (SPEC 7.1 details.fieldErrors).
+type FieldErrors map[string][]string
+
+// Add records a message for a field.
+func (f FieldErrors) Add(field, msg string) { f[field] = append(f[field], msg) }
+
+// Any reports whether any field has an error.
+func (f FieldErrors) Any() bool { return len(f) > 0 }
+
+// failure is the one failure envelope of SPEC 2.6.
+type failure struct {
+	Error   string          `json:"error"`
+	Details *failureDetails `json:"details,omitempty"`
+}
+
+type failureDetails struct {
+	FieldErrors FieldErrors `json:"fieldErrors"`
+}
+
+// OK answers 200 {data}.
+func OK(c *gin.Context, data any) { c.JSON(http.StatusOK, gin.H{"data": data}) }
+
+// Created answers 201 {data}; data carries the new resource's id.
+func Created(c *gin.Context, data any) { c.JSON(http.StatusCreated, gin.H{"data": data}) }
+
+// Accepted answers 202 {data} for asynchronous work; data carries the id to poll.
+func Accepted(c *gin.Context, data any) { c.JSON(http.StatusAccepted, gin.H{"data": data}) }
+
+// NoContent answers 204 with no body.
+func NoContent(c *gin.Context) { c.Status(http.StatusNoContent) }
+
+// Page is the offset-style list envelope of SPEC 2.6.
+type Page struct {
+	Data  any      `json:"data"`
+	Total int64    `json:"total"`
+	Page  int      `json:"page"`
+	Limit int      `json:"limit"`
+	Meta  PageMeta `json:"meta"`
+	// Summary holds aggregate counts when the caller asked for summary=true.
+	Summary map[string]int64 `json:"summary,omitempty"`
+}
+
+// PageMeta carries the number of pages.
+type PageMeta struct {
+	Pages int64 `json:"pages"`
+}
+
+// List answers an offset-paginated list.
+func List(c *gin.Context, rows any, total int64, page, limit int, summary map[string]int64) {
+	pages := int64(0)
+	if limit > 0 {
+		pages = (total + int64(limit) - 1) / int64(limit)
+	}
+	c.JSON(http.StatusOK, Page{Data: rows, Total: total, Page: page, Limit: limit, Meta: PageMeta{Pages: pages}, Summary: summary})
+}
+
+// CursorPage is the cursor-style list envelope of SPEC 2.6.
+type CursorPage struct {
+	Rows       any              `json:"rows"`
+	NextCursor *string          `json:"nextCursor"`
+	Summary    map[string]int64 `json:"summary,omitempty"`
+}
+
+// CursorList answers a cursor-paginated list; next is "" at the end.
+func CursorList(c *gin.Context, rows any, next string, summary map[string]int64) {
+	p := CursorPage{Rows: rows, Summary: summary}
+	if next != "" {
+		p.NextCursor = &next
+	}
+	c.JSON(http.StatusOK, p)
+}
+
+// Fail answers the failure envelope and stops the handler chain.
+func Fail(c *gin.Context, status int, msg string) {
+	c.AbortWithStatusJSON(status, failure{Error: msg})
+}
+
+// ValidationFailed answers 400 validation failed with every bad field.
+func ValidationFailed(c *gin.Context, fe FieldErrors) {
+	c.AbortWithStatusJSON(http.StatusBadRequest, failure{Error: ErrValidation, Details: &failureDetails{FieldErrors: fe}})
+}
+
+// StateConflict answers 409 state conflict: cannot transition from → to (SPEC 3.5).
+func StateConflict(c *gin.Context, from, to string) {
+	Fail(c, http.StatusConflict, StateConflictMessage(from, to))
+}
+
+// StateConflictMessage is the SPEC 3.5 message for a rejected move.
+func StateConflictMessage(from, to string) string {
+	return fmt.Sprintf("state conflict: cannot transition %s → %s", from, to)
+}
+
+// NotFound answers 404 not found: the same for an absent id and another organisation's.
+func NotFound(c *gin.Context) { Fail(c, http.StatusNotFound, ErrNotFound) }
+
+// Internal logs err with the request id and answers a 500 envelope that leaks nothing.
+func Internal(c *gin.Context, err error) {
+	logger(c).Error("internal error", "error", err)
+	Fail(c, http.StatusInternalServerError, ErrInternal)
+}
+
+// Timestamp formats a time the one way the API does: UTC ISO 8601 with milliseconds.
+func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

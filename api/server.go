@@ -1,0 +1,88 @@
+// Package api is svc's REST contract: one route table, one set of middleware, one way to answer.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.temporal.io/sdk/client"
+
+	"github.com/svcplatform/svc/config"
+	"github.com/svcplatform/svc/store"
+)
+
+// Deps are what the API needs; the caller builds them.
+type Deps struct {
+	Config   *config.Config
+	Store    *store.Store
+	Temporal client.Client
+	Logger   *slog.Logger
+	// Registry receives the API's metrics; the worker's SDK metrics go to the same one.
+	Registry *prometheus.Registry
+	// Now is the clock; nil means time.Now. Tests set it to control expiry and rotation.
+	Now func() time.Time
+}
+
+// Server is the HTTP API.
+type Server struct {
+	Deps
+	engine  *gin.Engine
+	metrics *httpMetrics
+	routes  []Route
+}
+
+// New builds the API with every route of the route table.
+func New(d Deps) *Server {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Registry == nil {
+		d.Registry = prometheus.NewRegistry()
+	}
+	gin.SetMode(gin.ReleaseMode)
+	s := &Server{Deps: d}
+	s.metrics = newHTTPMetrics(d.Registry)
+	s.routes = s.Routes()
+	s.engine = s.buildEngine()
+	return s
+}
+
+// Handler is the root http.Handler.
+func (s *Server) Handler() http.Handler { return s.engine }
+
+// RouteTable returns the routes this server serves.
+func (s *Server) RouteTable() []Route { return append([]Route(nil), s.routes...) }
+
+// Serve answers requests on ln until ctx ends, then stops accepting and drains in-flight
+// requests for up to grace.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.engine,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-errc; err != nil && err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}
