@@ -5,5 +5,6 @@ func AllModels() []any {
 	return []any{
 		&Organization{}, &User{}, &APIKey{},
 		&Ping{},
+		&WebhookSubscription{}, &Event{}, &Delivery{}, &DeliveryAttempt{},
 	}
 }

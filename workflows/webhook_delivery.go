@@ -61,6 +61,9 @@ type WebhookAttemptResult struct {
 	Error string
 	// RetryAfterSeconds is the receiver's Retry-After on a 429 or 503, 0 if none.
 	RetryAfterSeconds int
+	// Gone means the delivery can no longer be attempted: its subscription was
+	// deleted or deactivated, or the delivery itself no longer exists. It is dropped.
+	Gone bool
 	// Status is the delivery status the activity recorded.
 	Status webhook.DeliveryStatus
 }
@@ -81,9 +84,9 @@ type WebhookDecision struct {
 }
 
 // DecideWebhookAttempt applies the delivery rules (SPEC 6.6) to attempt number
-// attempt (from 1) of schedule that got statusCode (0: no answer):
+// attempt (from 1) of schedule whose outcome is res (StatusCode 0: no answer):
 //   - 2xx: delivered.
-//   - 410 Gone: dropped at once.
+//   - 410 Gone from the receiver, or res.Gone: dropped at once.
 //   - anything else on the last attempt: dropped.
 //   - otherwise failed, and the next attempt waits schedule[attempt], the next rung.
 //     On a 429 or 503 with Retry-After r the wait is max(next rung, r) but never
@@ -91,8 +94,11 @@ type WebhookDecision struct {
 //     can slow the ladder down within its bounds, never add attempts or stretch it further.
 //
 // The workflow and the activity that records the status both call it, so they agree.
-func DecideWebhookAttempt(schedule []time.Duration, attempt, statusCode int, retryAfter time.Duration) WebhookDecision {
+func DecideWebhookAttempt(schedule []time.Duration, attempt int, res WebhookAttemptResult) WebhookDecision {
+	statusCode, retryAfter := res.StatusCode, time.Duration(res.RetryAfterSeconds)*time.Second
 	switch {
+	case res.Gone:
+		return WebhookDecision{Status: webhook.StatusDropped}
 	case statusCode >= 200 && statusCode < 300:
 		return WebhookDecision{Status: webhook.StatusDelivered}
 	case statusCode == 410:
@@ -168,7 +174,7 @@ func WebhookDelivery(ctx workflow.Context, in WebhookDeliveryInput) (WebhookDeli
 			out = WebhookAttemptResult{Error: err.Error()}
 		}
 		res.Attempts, res.LastStatusCode = attempt, out.StatusCode
-		d := DecideWebhookAttempt(in.Schedule, attempt, out.StatusCode, time.Duration(out.RetryAfterSeconds)*time.Second)
+		d := DecideWebhookAttempt(in.Schedule, attempt, out)
 		res.Status = d.Status
 		if d.Status.Final() {
 			if err != nil && d.Status == webhook.StatusDropped {

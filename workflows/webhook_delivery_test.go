@@ -216,6 +216,18 @@ func TestWebhookDeliveryActivityErrorIsAFailedAttempt(t *testing.T) {
 	}
 }
 
+func TestWebhookDeliveryGoneDropsAtOnce(t *testing.T) {
+	r, res, err, _ := run(t, input(), func(int) (WebhookAttemptResult, error) {
+		return WebhookAttemptResult{Gone: true, Error: "subscription deleted"}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.times) != 1 || res.Status != webhook.StatusDropped {
+		t.Errorf("%d attempts, %+v", len(r.times), res)
+	}
+}
+
 func TestWebhookDeliveryShrunkSchedule(t *testing.T) {
 	in := input()
 	in.Schedule = []time.Duration{0, 0, 50 * time.Millisecond}
@@ -243,25 +255,27 @@ func TestDecideWebhookAttempt(t *testing.T) {
 		name       string
 		attempt    int
 		code       int
-		retryAfter time.Duration
+		retryAfter int
 		want       WebhookDecision
 	}{
 		{"2xx", 1, 201, 0, WebhookDecision{Status: webhook.StatusDelivered}},
 		{"2xx on last", 6, 200, 0, WebhookDecision{Status: webhook.StatusDelivered}},
 		{"410", 2, 410, 0, WebhookDecision{Status: webhook.StatusDropped}},
+		{"410 with Retry-After", 1, 410, 60, WebhookDecision{Status: webhook.StatusDropped}},
 		{"no answer", 1, 0, 0, WebhookDecision{Status: webhook.StatusFailed, NextDelay: 10 * time.Second}},
 		{"3xx is a failure", 2, 302, 0, WebhookDecision{Status: webhook.StatusFailed, NextDelay: 30 * time.Second}},
 		{"last attempt fails", 6, 500, 0, WebhookDecision{Status: webhook.StatusDropped}},
-		{"last attempt 429", 6, 429, time.Minute, WebhookDecision{Status: webhook.StatusDropped}},
-		{"429 retry-after above rung", 3, 429, 5 * time.Minute, WebhookDecision{Status: webhook.StatusFailed, NextDelay: 5 * time.Minute}},
-		{"429 retry-after below rung", 4, 429, 5 * time.Minute, WebhookDecision{Status: webhook.StatusFailed, NextDelay: 10 * time.Minute}},
-		{"503 retry-after above rung", 3, 503, 20 * time.Minute, WebhookDecision{Status: webhook.StatusFailed, NextDelay: 20 * time.Minute}},
-		{"503 retry-after capped", 5, 503, 3 * time.Hour, WebhookDecision{Status: webhook.StatusFailed, NextDelay: time.Hour}},
-		{"404 retry-after ignored", 1, 404, time.Hour, WebhookDecision{Status: webhook.StatusFailed, NextDelay: 10 * time.Second}},
+		{"last attempt 429", 6, 429, 60, WebhookDecision{Status: webhook.StatusDropped}},
+		{"429 retry-after above rung", 3, 429, 300, WebhookDecision{Status: webhook.StatusFailed, NextDelay: 5 * time.Minute}},
+		{"429 retry-after below rung", 4, 429, 300, WebhookDecision{Status: webhook.StatusFailed, NextDelay: 10 * time.Minute}},
+		{"503 retry-after above rung", 3, 503, 1200, WebhookDecision{Status: webhook.StatusFailed, NextDelay: 20 * time.Minute}},
+		{"503 retry-after capped", 5, 503, 10800, WebhookDecision{Status: webhook.StatusFailed, NextDelay: time.Hour}},
+		{"404 retry-after ignored", 1, 404, 3600, WebhookDecision{Status: webhook.StatusFailed, NextDelay: 10 * time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := DecideWebhookAttempt(specLadder, tt.attempt, tt.code, tt.retryAfter); got != tt.want {
+			res := WebhookAttemptResult{StatusCode: tt.code, RetryAfterSeconds: tt.retryAfter}
+			if got := DecideWebhookAttempt(specLadder, tt.attempt, res); got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})

@@ -1,0 +1,522 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/svcplatform/svc/events"
+	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/secrets"
+	"github.com/svcplatform/svc/webhook"
+)
+
+// DeliveryHistory is how many deliveries per subscription are kept (SPEC 6.6, 8.3);
+// older finished ones are pruned.
+const DeliveryHistory = 200
+
+// MaxResponseBody is how much of a receiver's answer an attempt keeps.
+const MaxResponseBody = 1024
+
+// WebhookSubscription is a URL that receives the events it names (SPEC 2.3).
+// The signing secret is stored only sealed (secrets.Box, bound to the id).
+type WebhookSubscription struct {
+	ID           string   `gorm:"primaryKey;size:40"`
+	OrgID        string   `gorm:"size:40;not null;index"`
+	URL          string   `gorm:"size:2048;not null"`
+	Events       []string `gorm:"serializer:json;not null"`
+	Active       bool     `gorm:"not null"`
+	SecretSealed string   `gorm:"size:255;not null"`
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Event is one published event; Body is the envelope JSON exactly as it is sent.
+type Event struct {
+	ID         string    `gorm:"primaryKey;size:40"`
+	OrgID      string    `gorm:"size:40;not null;index"`
+	Name       string    `gorm:"size:100;not null"`
+	OccurredAt time.Time `gorm:"not null"`
+	Body       []byte    `gorm:"not null"`
+	CreatedAt  time.Time
+}
+
+// Delivery is one event on its way to one subscription (SPEC 2.4).
+type Delivery struct {
+	ID             string                 `gorm:"primaryKey;size:40"`
+	OrgID          string                 `gorm:"size:40;not null;index"`
+	SubscriptionID string                 `gorm:"size:40;not null;index"`
+	EventID        string                 `gorm:"size:40;not null;index"`
+	EventName      string                 `gorm:"size:100;not null"`
+	Status         webhook.DeliveryStatus `gorm:"size:16;not null"`
+	// Attempts is the number of the last attempt made, 0 before the first.
+	Attempts       int `gorm:"not null"`
+	LastStatusCode int
+	LastLatencyMs  int64
+	LastError      string `gorm:"size:1024"`
+	NextAttemptAt  *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// DeliveryAttempt is one POST of a delivery; (DeliveryID, Attempt) is unique, so an
+// attempt recorded twice is one row.
+type DeliveryAttempt struct {
+	DeliveryID        string    `gorm:"primaryKey;size:40"`
+	Attempt           int       `gorm:"primaryKey;autoIncrement:false"`
+	OrgID             string    `gorm:"size:40;not null;index"`
+	AttemptedAt       time.Time `gorm:"not null"`
+	StatusCode        int
+	LatencyMs         int64
+	RetryAfterSeconds int
+	// ResponseBody is the start of the receiver's answer, at most MaxResponseBody bytes.
+	ResponseBody string `gorm:"size:1024"`
+	Error        string `gorm:"size:1024"`
+}
+
+func secretContext(subscriptionID string) string { return "webhook-secret:" + subscriptionID }
+
+// ErrInvalidWebhook is wrapped by validation errors of webhook subscriptions.
+var ErrInvalidWebhook = errors.New("invalid webhook subscription")
+
+func checkEventNames(names []string) error {
+	if len(names) == 0 {
+		return fmt.Errorf("%w: events: at least one event name is required", ErrInvalidWebhook)
+	}
+	for _, n := range names {
+		if !events.Subscribable(n) {
+			return fmt.Errorf("%w: events: unknown event %q", ErrInvalidWebhook, n)
+		}
+	}
+	return nil
+}
+
+// CreateWebhook stores a subscription with a fresh secret, sealed with box, and
+// returns the subscription and the secret in clear (to be shown exactly once).
+// The URL is checked by the caller (netguard.Guard.CheckURL).
+func (s *Store) CreateWebhook(ctx context.Context, box *secrets.Box, orgID, url string, eventNames []string, active bool) (*WebhookSubscription, string, error) {
+	if err := checkEventNames(eventNames); err != nil {
+		return nil, "", err
+	}
+	sub := &WebhookSubscription{ID: ids.New(ids.Webhook), OrgID: orgID, URL: url, Events: dedupe(eventNames), Active: active}
+	secret, err := sealNewSecret(box, sub)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := s.DB.WithContext(ctx).Create(sub).Error; err != nil {
+		return nil, "", fmt.Errorf("store: create webhook: %w", err)
+	}
+	return sub, secret, nil
+}
+
+func sealNewSecret(box *secrets.Box, sub *WebhookSubscription) (string, error) {
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		return "", err
+	}
+	sealed, err := box.Seal([]byte(secret), secretContext(sub.ID))
+	if err != nil {
+		return "", err
+	}
+	sub.SecretSealed = sealed
+	return secret, nil
+}
+
+func dedupe(names []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// GetWebhook loads a subscription of the organisation.
+func (s *Store) GetWebhook(ctx context.Context, orgID, id string) (*WebhookSubscription, error) {
+	var sub WebhookSubscription
+	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id = ?", orgID, id).Take(&sub).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	return &sub, nil
+}
+
+// ListWebhooks lists the organisation's subscriptions, newest first.
+func (s *Store) ListWebhooks(ctx context.Context, orgID string) ([]WebhookSubscription, error) {
+	var subs []WebhookSubscription
+	err := s.DB.WithContext(ctx).Where("org_id = ?", orgID).Order("id DESC").Find(&subs).Error
+	return subs, err
+}
+
+// WebhookPatch changes the fields that are set.
+type WebhookPatch struct {
+	URL    *string
+	Events []string
+	Active *bool
+}
+
+// UpdateWebhook applies patch to a subscription of the organisation.
+func (s *Store) UpdateWebhook(ctx context.Context, orgID, id string, patch WebhookPatch) (*WebhookSubscription, error) {
+	if patch.Events != nil {
+		if err := checkEventNames(patch.Events); err != nil {
+			return nil, err
+		}
+	}
+	var out *WebhookSubscription
+	err := s.Tx(ctx, func(tx *gorm.DB) error {
+		var sub WebhookSubscription
+		if err := tx.Where("org_id = ? AND id = ?", orgID, id).Take(&sub).Error; err != nil {
+			return NotFound(err)
+		}
+		if patch.URL != nil {
+			sub.URL = *patch.URL
+		}
+		if patch.Events != nil {
+			sub.Events = dedupe(patch.Events)
+		}
+		if patch.Active != nil {
+			sub.Active = *patch.Active
+		}
+		if err := tx.Select("url", "events", "active", "updated_at").Save(&sub).Error; err != nil {
+			return err
+		}
+		out = &sub
+		return nil
+	})
+	return out, err
+}
+
+// DeleteWebhook deletes a subscription; deliveries still in flight are dropped
+// at their next attempt, and its delivery log goes with it.
+func (s *Store) DeleteWebhook(ctx context.Context, orgID, id string) error {
+	return s.Tx(ctx, func(tx *gorm.DB) error {
+		res := tx.Where("org_id = ? AND id = ?", orgID, id).Delete(&WebhookSubscription{})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrNotFound
+		}
+		sub := tx.Model(&Delivery{}).Select("id").Where("org_id = ? AND subscription_id = ?", orgID, id)
+		if err := tx.Where("org_id = ? AND delivery_id IN (?)", orgID, sub).Delete(&DeliveryAttempt{}).Error; err != nil {
+			return err
+		}
+		return tx.Where("org_id = ? AND subscription_id = ?", orgID, id).Delete(&Delivery{}).Error
+	})
+}
+
+// RotateWebhookSecret replaces a subscription's secret and returns the new one in clear.
+// Attempts made from now on are signed with it.
+func (s *Store) RotateWebhookSecret(ctx context.Context, box *secrets.Box, orgID, id string) (string, error) {
+	sub, err := s.GetWebhook(ctx, orgID, id)
+	if err != nil {
+		return "", err
+	}
+	secret, err := sealNewSecret(box, sub)
+	if err != nil {
+		return "", err
+	}
+	res := s.DB.WithContext(ctx).Model(&WebhookSubscription{}).Where("org_id = ? AND id = ?", orgID, id).
+		Updates(map[string]any{"secret_sealed": sub.SecretSealed, "updated_at": time.Now().UTC()})
+	if res.Error != nil {
+		return "", res.Error
+	}
+	if res.RowsAffected == 0 {
+		return "", ErrNotFound
+	}
+	return secret, nil
+}
+
+// WebhookSecret opens a subscription's secret.
+func WebhookSecret(box *secrets.Box, sub *WebhookSubscription) ([]byte, error) {
+	return box.Open(sub.SecretSealed, secretContext(sub.ID))
+}
+
+// deliveryIDFor is the id of the delivery of event to subscription made by
+// publishing, so publishing twice makes one delivery.
+func deliveryIDFor(eventID, subscriptionID string, at time.Time) string {
+	sum := sha256.Sum256([]byte(eventID + "\x00" + subscriptionID))
+	var r [10]byte
+	copy(r[:], sum[:])
+	return ids.Derive(ids.Delivery, at, r)
+}
+
+// PublishEvent writes env once and one pending delivery per active subscription
+// of its organisation that wants it (events.Wants), and returns every delivery
+// of the event made by publishing. Running it again with the same envelope
+// writes nothing new for existing subscriptions and returns the same
+// deliveries (ids derived from event and subscription), so the caller can
+// (re)start their workflows. An existing event keeps its stored body.
+func (s *Store) PublishEvent(ctx context.Context, env events.Envelope) (*Event, []Delivery, error) {
+	body, err := json.Marshal(env)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: publish: %w", err)
+	}
+	evt := &Event{ID: env.ID, OrgID: env.OrgID, Name: env.Event, OccurredAt: env.OccurredAt, Body: body}
+	var out []Delivery
+	err = s.Tx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(evt).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("id = ?", env.ID).Take(evt).Error; err != nil {
+			return err
+		}
+		if evt.OrgID != env.OrgID || evt.Name != env.Event {
+			return fmt.Errorf("store: publish: event id %s already used by another event", env.ID)
+		}
+		var subs []WebhookSubscription
+		if err := tx.Where("org_id = ? AND active = ?", env.OrgID, true).Order("id").Find(&subs).Error; err != nil {
+			return err
+		}
+		var fresh []Delivery
+		for _, sub := range subs {
+			if events.Wants(sub.Events, env.Event) {
+				fresh = append(fresh, Delivery{ID: deliveryIDFor(evt.ID, sub.ID, evt.OccurredAt), OrgID: env.OrgID,
+					SubscriptionID: sub.ID, EventID: evt.ID, EventName: evt.Name, Status: webhook.StatusPending})
+			}
+		}
+		if len(fresh) > 0 {
+			if err := tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(fresh, 100).Error; err != nil {
+				return err
+			}
+		}
+		ids := make([]string, len(fresh))
+		for i, d := range fresh {
+			ids[i] = d.ID
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		return tx.Where("org_id = ? AND id IN ?", env.OrgID, ids).Order("id").Find(&out).Error
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: publish %s: %w", env.ID, err)
+	}
+	for _, sub := range uniqueSubs(out) {
+		if err := s.PruneDeliveries(ctx, env.OrgID, sub); err != nil {
+			return nil, nil, err
+		}
+	}
+	return evt, out, nil
+}
+
+func uniqueSubs(ds []Delivery) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if !seen[d.SubscriptionID] {
+			seen[d.SubscriptionID] = true
+			out = append(out, d.SubscriptionID)
+		}
+	}
+	return out
+}
+
+// CreateTestDelivery makes a webhook.test event (data.source = "test") and one
+// delivery of it to the subscription, whatever events it names.
+func (s *Store) CreateTestDelivery(ctx context.Context, orgID, subscriptionID string, now time.Time) (*Delivery, error) {
+	sub, err := s.GetWebhook(ctx, orgID, subscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	now = now.UTC().Truncate(time.Millisecond)
+	env, err := events.NewEnvelope(ids.NewAt(ids.Event, now), events.WebhookTest, orgID, now, map[string]any{"source": "test"})
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(env)
+	if err != nil {
+		return nil, err
+	}
+	d := &Delivery{ID: ids.NewAt(ids.Delivery, now), OrgID: orgID, SubscriptionID: sub.ID, EventID: env.ID,
+		EventName: env.Event, Status: webhook.StatusPending}
+	err = s.Tx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Create(&Event{ID: env.ID, OrgID: orgID, Name: env.Event, OccurredAt: now, Body: body}).Error; err != nil {
+			return err
+		}
+		return tx.Create(d).Error
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: test delivery: %w", err)
+	}
+	return d, s.PruneDeliveries(ctx, orgID, sub.ID)
+}
+
+// Redeliver makes a new delivery of a delivery's event (same event id and body)
+// to the same subscription, to go through the whole ladder again.
+func (s *Store) Redeliver(ctx context.Context, orgID, subscriptionID, deliveryID string) (*Delivery, error) {
+	old, err := s.GetDelivery(ctx, orgID, subscriptionID, deliveryID)
+	if err != nil {
+		return nil, err
+	}
+	d := &Delivery{ID: ids.New(ids.Delivery), OrgID: orgID, SubscriptionID: subscriptionID, EventID: old.EventID,
+		EventName: old.EventName, Status: webhook.StatusPending}
+	if err := s.DB.WithContext(ctx).Create(d).Error; err != nil {
+		return nil, fmt.Errorf("store: redeliver: %w", err)
+	}
+	return d, s.PruneDeliveries(ctx, orgID, subscriptionID)
+}
+
+// GetDelivery loads a delivery of a subscription of the organisation.
+func (s *Store) GetDelivery(ctx context.Context, orgID, subscriptionID, id string) (*Delivery, error) {
+	var d Delivery
+	err := s.DB.WithContext(ctx).Where("org_id = ? AND subscription_id = ? AND id = ?", orgID, subscriptionID, id).Take(&d).Error
+	if err != nil {
+		return nil, NotFound(err)
+	}
+	return &d, nil
+}
+
+// DeliveryAttempts lists a delivery's attempts in order.
+func (s *Store) DeliveryAttempts(ctx context.Context, orgID, deliveryID string) ([]DeliveryAttempt, error) {
+	var as []DeliveryAttempt
+	err := s.DB.WithContext(ctx).Where("org_id = ? AND delivery_id = ?", orgID, deliveryID).Order("attempt").Find(&as).Error
+	return as, err
+}
+
+// ListDeliveries lists a subscription's deliveries newest first, limit at a time
+// (1 to DeliveryHistory), after the delivery id cursor ("" for the first page).
+// next is the cursor of the following page, "" at the end.
+func (s *Store) ListDeliveries(ctx context.Context, orgID, subscriptionID, cursor string, limit int) (page []Delivery, next string, err error) {
+	limit = min(max(limit, 1), DeliveryHistory)
+	q := s.DB.WithContext(ctx).Where("org_id = ? AND subscription_id = ?", orgID, subscriptionID)
+	if cursor != "" {
+		q = q.Where("id < ?", cursor)
+	}
+	if err := q.Order("id DESC").Limit(limit + 1).Find(&page).Error; err != nil {
+		return nil, "", err
+	}
+	if len(page) > limit {
+		page = page[:limit]
+		next = page[limit-1].ID
+	}
+	return page, next, nil
+}
+
+// PruneDeliveries deletes a subscription's finished deliveries (and their
+// attempts) older than its newest DeliveryHistory. Deliveries still in flight
+// are kept until they finish.
+func (s *Store) PruneDeliveries(ctx context.Context, orgID, subscriptionID string) error {
+	db := s.DB.WithContext(ctx)
+	var boundary []string
+	if err := db.Model(&Delivery{}).Where("org_id = ? AND subscription_id = ?", orgID, subscriptionID).
+		Order("id DESC").Offset(DeliveryHistory-1).Limit(1).Pluck("id", &boundary).Error; err != nil {
+		return fmt.Errorf("store: prune deliveries: %w", err)
+	}
+	if len(boundary) == 0 {
+		return nil
+	}
+	return s.Tx(ctx, func(tx *gorm.DB) error {
+		var old []string
+		if err := tx.Model(&Delivery{}).Where("org_id = ? AND subscription_id = ? AND id < ? AND status IN ?",
+			orgID, subscriptionID, boundary[0], []webhook.DeliveryStatus{webhook.StatusDelivered, webhook.StatusDropped}).
+			Pluck("id", &old).Error; err != nil || len(old) == 0 {
+			return err
+		}
+		if err := tx.Where("org_id = ? AND delivery_id IN ?", orgID, old).Delete(&DeliveryAttempt{}).Error; err != nil {
+			return err
+		}
+		return tx.Where("org_id = ? AND id IN ?", orgID, old).Delete(&Delivery{}).Error
+	})
+}
+
+// DeliveryTarget is everything one attempt needs.
+type DeliveryTarget struct {
+	Delivery     Delivery
+	Event        Event
+	Subscription WebhookSubscription
+}
+
+// LoadDeliveryTarget loads a delivery with its event and subscription.
+// It returns ErrNotFound when the delivery or its subscription no longer exists.
+func (s *Store) LoadDeliveryTarget(ctx context.Context, orgID, deliveryID string) (*DeliveryTarget, error) {
+	var t DeliveryTarget
+	db := s.DB.WithContext(ctx)
+	if err := db.Where("org_id = ? AND id = ?", orgID, deliveryID).Take(&t.Delivery).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	if err := db.Where("org_id = ? AND id = ?", orgID, t.Delivery.SubscriptionID).Take(&t.Subscription).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	if err := db.Where("org_id = ? AND id = ?", orgID, t.Delivery.EventID).Take(&t.Event).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	return &t, nil
+}
+
+// RecordedAttempt returns attempt number n of a delivery if it was recorded.
+func (s *Store) RecordedAttempt(ctx context.Context, orgID, deliveryID string, n int) (*DeliveryAttempt, error) {
+	var a DeliveryAttempt
+	err := s.DB.WithContext(ctx).Where("org_id = ? AND delivery_id = ? AND attempt = ?", orgID, deliveryID, n).Take(&a).Error
+	if err != nil {
+		return nil, NotFound(err)
+	}
+	return &a, nil
+}
+
+// RecordAttempt stores one attempt and the delivery's new status in one
+// transaction. Recording the same (delivery, attempt) again overwrites that
+// row rather than adding one, and a delivery already delivered or dropped
+// keeps its status. nextAttemptAt is set only for status failed.
+func (s *Store) RecordAttempt(ctx context.Context, a DeliveryAttempt, status webhook.DeliveryStatus, nextAttemptAt *time.Time) error {
+	a.ResponseBody = truncateText(a.ResponseBody, MaxResponseBody)
+	a.Error = truncateText(a.Error, 1024)
+	a.AttemptedAt = a.AttemptedAt.UTC()
+	if status != webhook.StatusFailed {
+		nextAttemptAt = nil
+	}
+	err := s.Tx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Clauses(clause.OnConflict{
+			Columns:   []clause.Column{{Name: "delivery_id"}, {Name: "attempt"}},
+			DoUpdates: clause.AssignmentColumns([]string{"attempted_at", "status_code", "latency_ms", "retry_after_seconds", "response_body", "error"}),
+		}).Create(&a).Error; err != nil {
+			return err
+		}
+		return tx.Model(&Delivery{}).
+			Where("org_id = ? AND id = ? AND status NOT IN ?", a.OrgID, a.DeliveryID,
+				[]webhook.DeliveryStatus{webhook.StatusDelivered, webhook.StatusDropped}).
+			Updates(map[string]any{
+				"status": status, "attempts": a.Attempt, "last_status_code": a.StatusCode, "last_latency_ms": a.LatencyMs,
+				"last_error": a.Error, "next_attempt_at": nextAttemptAt, "updated_at": time.Now().UTC(),
+			}).Error
+	})
+	if err != nil {
+		return fmt.Errorf("store: record attempt %d of %s: %w", a.Attempt, a.DeliveryID, err)
+	}
+	return nil
+}
+
+// DropDelivery marks a delivery dropped (unless already delivered or dropped),
+// noting why in its last error.
+func (s *Store) DropDelivery(ctx context.Context, orgID, deliveryID, reason string) error {
+	err := s.DB.WithContext(ctx).Model(&Delivery{}).
+		Where("org_id = ? AND id = ? AND status NOT IN ?", orgID, deliveryID,
+			[]webhook.DeliveryStatus{webhook.StatusDelivered, webhook.StatusDropped}).
+		Updates(map[string]any{"status": webhook.StatusDropped, "last_error": truncateText(reason, 1024),
+			"next_attempt_at": nil, "updated_at": time.Now().UTC()}).Error
+	if err != nil {
+		return fmt.Errorf("store: drop delivery %s: %w", deliveryID, err)
+	}
+	return nil
+}
+
+// truncateText cuts s to at most n bytes of valid UTF-8 without NUL bytes (PostgreSQL text rejects both).
+func truncateText(s string, n int) string {
+	if len(s) > n {
+		s = s[:n]
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "")
+	}
+	return strings.ReplaceAll(s, "\x00", "")
+}

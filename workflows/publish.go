@@ -1,0 +1,66 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/svcplatform/svc/events"
+)
+
+// ActivityPublishEvent is the registered name of activities.Webhooks.PublishEvent.
+const ActivityPublishEvent = "PublishEvent"
+
+// PublishEventInput is one event to publish. The publishing workflow fills it
+// deterministically (see PublishEvent), so a retried activity writes the same event.
+type PublishEventInput struct {
+	// EventID is the evt_ id, from events.DeriveID.
+	EventID string
+	// Event is the catalog name.
+	Event string
+	// OrgID owns the event.
+	OrgID string
+	// OccurredAt is the workflow time of the event.
+	OccurredAt time.Time
+	// Data holds the event's data keys (events catalog).
+	Data map[string]any
+}
+
+// PublishEventResult names what a publish wrote.
+type PublishEventResult struct {
+	EventID     string
+	DeliveryIDs []string
+}
+
+// PublishEvent publishes one event from workflow code: it derives the event id
+// from the workflow id, key (unique within the workflow for this event, e.g. a
+// step id) and event name, stamps it with workflow.Now, and runs the
+// PublishEvent activity (which writes the event once, one delivery per
+// subscription that wants it, and starts their WebhookDelivery workflows).
+// Call it with the same key on replay and the event keeps its id.
+func PublishEvent(ctx workflow.Context, orgID, name, key string, data map[string]any) (PublishEventResult, error) {
+	now := workflow.Now(ctx).UTC().Truncate(time.Millisecond)
+	in := PublishEventInput{
+		EventID:    events.DeriveID(now, workflow.GetInfo(ctx).WorkflowExecution.ID, key, name),
+		Event:      name,
+		OrgID:      orgID,
+		OccurredAt: now,
+		Data:       data,
+	}
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			MaximumInterval:        time.Minute,
+			NonRetryableErrorTypes: []string{ErrTypeInvalidEvent},
+		},
+	})
+	var out PublishEventResult
+	err := workflow.ExecuteActivity(ctx, ActivityPublishEvent, in).Get(ctx, &out)
+	return out, err
+}
+
+// ErrTypeInvalidEvent is the application error type of an event the catalog
+// rejects (unknown name, missing or unknown data keys); it is not retried.
+const ErrTypeInvalidEvent = "InvalidEvent"
