@@ -209,3 +209,6 @@ func dropDelivery(ctx workflow.Context, in WebhookDeliveryInput, attempt int, re
 		DeliveryID: in.DeliveryID, OrgID: in.OrgID, Attempt: attempt, Error: reason,
 	}).Get(ctx, nil)
 }
+
+// WebhookDeliveryName is the registered name of the WebhookDelivery workflow.
+const WebhookDeliveryName = "WebhookDelivery"
