@@ -34,6 +34,7 @@ type Config struct {
 	Webhooks    WebhooksConfig    `mapstructure:"webhooks"`
 	Documents   DocumentsConfig   `mapstructure:"documents"`
 	Approvals   ApprovalsConfig   `mapstructure:"approvals"`
+	Auth        AuthConfig        `mapstructure:"auth"`
 }
 
 // HTTPConfig configures the API listener.
@@ -103,6 +104,12 @@ type ApprovalsConfig struct {
 	DefaultTimeout time.Duration `mapstructure:"default_timeout"`
 }
 
+// AuthConfig configures dashboard sessions and the API-key lookup cache.
+type AuthConfig struct {
+	SessionTTL  time.Duration `mapstructure:"session_ttl"`
+	KeyCacheTTL time.Duration `mapstructure:"key_cache_ttl"`
+}
+
 // Key documents one configuration key: its name, default and meaning.
 type Key struct {
 	Name    string
@@ -143,6 +150,8 @@ var keys = []Key{
 	{"documents.password_timeout", 7 * 24 * time.Hour, "how long a password-protected document waits for its password"},
 	{"documents.blob_dir", "", "directory of uploaded files; empty means <data_dir>/blobs"},
 	{"approvals.default_timeout", time.Duration(0), "timeout of approvals whose node sets none; 0 waits forever"},
+	{"auth.session_ttl", 12 * time.Hour, "lifetime of a dashboard session cookie after login"},
+	{"auth.key_cache_ttl", 5 * time.Second, "how long an API process reuses a key lookup; a revocation made through another process takes effect within it (0 disables)"},
 }
 
 // Keys lists every configuration key with its default, sorted by name.
@@ -388,6 +397,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Approvals.DefaultTimeout < 0 {
 		bad("approvals.default_timeout", "must not be negative")
+	}
+	if c.Auth.SessionTTL <= 0 {
+		bad("auth.session_ttl", "must be positive")
+	}
+	if c.Auth.KeyCacheTTL < 0 || c.Auth.KeyCacheTTL > time.Minute {
+		bad("auth.key_cache_ttl", "must be between 0 and 1m")
 	}
 	return errors.Join(errs...)
 }

@@ -14,11 +14,12 @@ type Organization struct {
 	CreatedAt time.Time
 }
 
-// User is a person of an organisation.
+// User is a person of an organisation. Email is stored lowercased and is unique across
+// organisations, because login finds the organisation by it.
 type User struct {
 	ID           string `gorm:"primaryKey;size:40"`
 	OrgID        string `gorm:"size:40;not null;index;uniqueIndex:ux_users_org_email,priority:1"`
-	Email        string `gorm:"size:320;not null;uniqueIndex:ux_users_org_email,priority:2"`
+	Email        string `gorm:"size:320;not null;uniqueIndex:ux_users_org_email,priority:2;uniqueIndex:ux_users_email"`
 	Name         string `gorm:"size:200"`
 	Role         string `gorm:"size:40;not null"`
 	PasswordHash string `gorm:"size:200"`

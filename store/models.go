@@ -4,6 +4,7 @@ package store
 func AllModels() []any {
 	return []any{
 		&Organization{}, &User{}, &APIKey{},
+		&Session{}, &AuditLog{}, &RateLimitCounter{}, &RateLimitOverride{}, &IdempotencyRecord{},
 		&Ping{},
 		&WebhookSubscription{}, &Event{}, &Delivery{}, &DeliveryAttempt{},
 	}

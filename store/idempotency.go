@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm/clause"
+)
+
+// Idempotency record states.
+const (
+	IdempotencyPending = "pending" // the first request is still being handled
+	IdempotencyDone    = "done"    // the response is stored and replayed
+)
+
+// IdempotencyRecord remembers a POST that carried an externalId (SPEC 4.7), unique per
+// (organisation, environment, endpoint, externalId).
+type IdempotencyRecord struct {
+	ID          string `gorm:"primaryKey;size:40"`
+	OrgID       string `gorm:"size:40;not null;uniqueIndex:ux_idempotency_scope,priority:1"`
+	Environment string `gorm:"size:16;not null;uniqueIndex:ux_idempotency_scope,priority:2"`
+	Endpoint    string `gorm:"size:200;not null;uniqueIndex:ux_idempotency_scope,priority:3"`
+	ExternalID  string `gorm:"size:200;not null;uniqueIndex:ux_idempotency_scope,priority:4"`
+	// RequestHash is the SHA-256 of the canonical request body: a different body is refused.
+	RequestHash string `gorm:"size:64;not null"`
+	State       string `gorm:"size:16;not null"`
+	Status      int
+	Body        []byte
+	CreatedAt   time.Time
+	ExpiresAt   time.Time `gorm:"index"`
+}
+
+// ClaimIdempotency stores rec (state pending) unless a record with the same scope exists, and then
+// returns that record instead. A nil record and nil error mean rec was stored: the caller owns it.
+func (s *Store) ClaimIdempotency(ctx context.Context, rec *IdempotencyRecord) (*IdempotencyRecord, error) {
+	rec.State = IdempotencyPending
+	rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
+	for attempt := 0; attempt < 5; attempt++ {
+		res := s.DB.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(rec)
+		if res.Error != nil {
+			return nil, res.Error
+		}
+		if res.RowsAffected == 1 {
+			return nil, nil
+		}
+		var existing IdempotencyRecord
+		err := s.DB.WithContext(ctx).Where("org_id = ? AND environment = ? AND endpoint = ? AND external_id = ?",
+			rec.OrgID, rec.Environment, rec.Endpoint, rec.ExternalID).Take(&existing).Error
+		if err == nil {
+			return &existing, nil
+		}
+		if !errors.Is(NotFound(err), ErrNotFound) {
+			return nil, err
+		}
+		// Deleted between our insert and our read (expired or released): try again.
+	}
+	return nil, errors.New("store: idempotency record kept changing")
+}
+
+// GetIdempotency reloads a record by id.
+func (s *Store) GetIdempotency(ctx context.Context, id string) (*IdempotencyRecord, error) {
+	var r IdempotencyRecord
+	if err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&r).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	return &r, nil
+}
+
+// CompleteIdempotency stores the response of the request that owns record id.
+func (s *Store) CompleteIdempotency(ctx context.Context, id string, status int, body []byte) error {
+	return s.DB.WithContext(ctx).Model(&IdempotencyRecord{}).Where("id = ?", id).
+		Updates(map[string]any{"state": IdempotencyDone, "status": status, "body": body}).Error
+}
+
+// ReleaseIdempotency deletes record id: its request failed and is not remembered, or it expired.
+func (s *Store) ReleaseIdempotency(ctx context.Context, id string) error {
+	return s.DB.WithContext(ctx).Where("id = ?", id).Delete(&IdempotencyRecord{}).Error
+}
+
+// PurgeIdempotency deletes records whose window ended before now.
+func (s *Store) PurgeIdempotency(ctx context.Context, now time.Time) error {
+	return s.DB.WithContext(ctx).Where("expires_at < ?", now.UTC()).Delete(&IdempotencyRecord{}).Error
+}
