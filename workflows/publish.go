@@ -33,7 +33,8 @@ type PublishEventResult struct {
 	DeliveryIDs []string
 }
 
-// PublishEvent publishes one event from workflow code: it derives the event id
+// PublishEvent publishes one event from workflow code (any queue; the activity
+// runs on the webhooks queue): it derives the event id
 // from the workflow id, key (unique within the workflow for this event, e.g. a
 // step id) and event name, stamps it with workflow.Now, and runs the
 // PublishEvent activity (which writes the event once, one delivery per
@@ -49,6 +50,7 @@ func PublishEvent(ctx workflow.Context, orgID, name, key string, data map[string
 		Data:       data,
 	}
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           QueueWebhooks, // one registration, whichever product publishes
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        time.Second,

@@ -1,0 +1,64 @@
+package workflows
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/svcplatform/svc/events"
+	"github.com/svcplatform/svc/ids"
+)
+
+func publishTwice(ctx workflow.Context) ([]string, error) {
+	var out []string
+	for _, key := range []string{"stp_1", "stp_2"} {
+		res, err := PublishEvent(ctx, "org_1", events.WorkflowStepCompleted, key,
+			map[string]any{"executionId": "exe_1", "stepId": key, "nodeId": "n", "output": nil})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res.EventID)
+	}
+	return out, nil
+}
+
+func TestPublishEventDerivesStableIDs(t *testing.T) {
+	run := func() ([]string, []PublishEventInput) {
+		var s testsuite.WorkflowTestSuite
+		s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+		env := s.NewTestWorkflowEnvironment()
+		env.SetStartTime(time.Date(2026, 1, 2, 3, 4, 5, 678_900_000, time.UTC))
+		var got []PublishEventInput
+		env.RegisterWorkflow(publishTwice)
+		env.RegisterActivityWithOptions(func(ctx context.Context, in PublishEventInput) (PublishEventResult, error) {
+			if q := activity.GetInfo(ctx).TaskQueue; q != QueueWebhooks {
+				t.Errorf("publish activity on queue %q, want %q", q, QueueWebhooks)
+			}
+			got = append(got, in)
+			return PublishEventResult{EventID: in.EventID}, nil
+		}, activity.RegisterOptions{Name: ActivityPublishEvent})
+		env.ExecuteWorkflow(publishTwice)
+		var idsOut []string
+		if err := env.GetWorkflowResult(&idsOut); err != nil {
+			t.Fatal(err)
+		}
+		return idsOut, got
+	}
+	a, inputs := run()
+	b, _ := run()
+	if len(a) != 2 || a[0] == a[1] || a[0] != b[0] || a[1] != b[1] {
+		t.Fatalf("ids %v then %v: want two distinct ids, the same on every run", a, b)
+	}
+	for _, in := range inputs {
+		if !ids.Valid(ids.Event, in.EventID) || in.OrgID != "org_1" || in.Event != events.WorkflowStepCompleted ||
+			!in.OccurredAt.Equal(time.Date(2026, 1, 2, 3, 4, 5, 678_000_000, time.UTC)) {
+			t.Errorf("input %+v", in)
+		}
+	}
+}
