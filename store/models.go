@@ -7,5 +7,6 @@ func AllModels() []any {
 		&Session{}, &AuditLog{}, &RateLimitCounter{}, &RateLimitOverride{}, &IdempotencyRecord{},
 		&Ping{},
 		&WebhookSubscription{}, &Event{}, &Delivery{}, &DeliveryAttempt{},
+		&Workflow{}, &WorkflowVersion{}, &Execution{}, &Step{}, &Approval{},
 	}
 }

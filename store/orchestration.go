@@ -1,0 +1,312 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/orchestration"
+)
+
+// Workflow is a named workflow of an organisation; its definitions are its versions.
+type Workflow struct {
+	ID            string `gorm:"primaryKey;size:40"`
+	OrgID         string `gorm:"size:40;not null;index;uniqueIndex:ux_workflows_org_slug,priority:1"`
+	Slug          string `gorm:"size:100;not null;uniqueIndex:ux_workflows_org_slug,priority:2"`
+	Name          string `gorm:"size:200;not null"`
+	LatestVersion int    `gorm:"not null"`
+	CreatedBy     string `gorm:"size:40"`
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// WorkflowVersion is one immutable definition of a workflow; versions count from 1.
+type WorkflowVersion struct {
+	WorkflowID string `gorm:"primaryKey;size:40"`
+	Version    int    `gorm:"primaryKey;autoIncrement:false"`
+	OrgID      string `gorm:"size:40;not null;index"`
+	// Definition is the definition's JSON as it was validated (orchestration.Parse).
+	Definition string `gorm:"type:text;not null"`
+	CreatedBy  string `gorm:"size:40"`
+	CreatedAt  time.Time
+}
+
+// Execution is one run of a workflow version; the Execution workflow keeps it in step
+// with Temporal through its activities, so lists and filters never query Temporal.
+type Execution struct {
+	ID              string         `gorm:"primaryKey;size:40"`
+	OrgID           string         `gorm:"size:40;not null;index:ix_executions_org_created,priority:1"`
+	WorkflowID      string         `gorm:"size:40;not null;index"`
+	WorkflowSlug    string         `gorm:"size:100;not null"`
+	WorkflowVersion int            `gorm:"not null"`
+	Status          string         `gorm:"size:16;not null;index"`
+	Inputs          map[string]any `gorm:"serializer:json;type:text"`
+	Output          any            `gorm:"serializer:json;type:text"`
+	ExternalID      string         `gorm:"size:200;index"`
+	StartedBy       string         `gorm:"size:40"`
+	FailedStepID    string         `gorm:"size:40"`
+	ErrorMessage    string         `gorm:"type:text"`
+	CancelReason    string         `gorm:"size:1000"`
+	CancelledBy     string         `gorm:"size:40"`
+	CreatedAt       time.Time      `gorm:"index:ix_executions_org_created,priority:2"`
+	StartedAt       *time.Time
+	CompletedAt     *time.Time
+	UpdatedAt       time.Time
+}
+
+// Step is one node run of an execution (stp_ id); an execution runs a node at most once.
+type Step struct {
+	ID          string `gorm:"primaryKey;size:40"`
+	OrgID       string `gorm:"size:40;not null;index"`
+	ExecutionID string `gorm:"size:40;not null;uniqueIndex:ux_steps_execution_node,priority:1"`
+	NodeID      string `gorm:"size:64;not null;uniqueIndex:ux_steps_execution_node,priority:2"`
+	Kind        string `gorm:"size:40;not null"`
+	Status      string `gorm:"size:16;not null"`
+	Attempts    int    `gorm:"not null"`
+	Output      any    `gorm:"serializer:json;type:text"`
+	Error       string `gorm:"type:text"`
+	StartedAt   time.Time
+	CompletedAt *time.Time
+}
+
+// Approval is a human_approval a run waits on (apr_ id); StepID is its step.
+type Approval struct {
+	ID          string         `gorm:"primaryKey;size:40"`
+	OrgID       string         `gorm:"size:40;not null;index:ix_approvals_org_status,priority:1"`
+	ExecutionID string         `gorm:"size:40;not null;index"`
+	StepID      string         `gorm:"size:40;not null;uniqueIndex"`
+	NodeID      string         `gorm:"size:64;not null"`
+	ActionLabel string         `gorm:"size:1000;not null"`
+	AssignTo    string         `gorm:"size:200;not null;index"`
+	Data        map[string]any `gorm:"serializer:json;type:text"`
+	Status      string         `gorm:"size:16;not null;index:ix_approvals_org_status,priority:2"`
+	// StartedBy is the user who started the execution: the one who may not resolve it.
+	StartedBy string `gorm:"size:40"`
+	DecidedBy string `gorm:"size:40"`
+	Comment   string `gorm:"size:2000"`
+	TimedOut  bool   `gorm:"not null;default:false"`
+	ExpiresAt *time.Time
+	DecidedAt *time.Time
+	CreatedAt time.Time
+}
+
+// ErrSlugTaken is returned when an organisation already has a workflow with that slug.
+var ErrSlugTaken = errors.New("slug already exists")
+
+// CreateWorkflow stores a new workflow with its version 1. The definition must have been
+// validated with orchestration.Parse.
+func (s *Store) CreateWorkflow(ctx context.Context, orgID, slug, name, definition, createdBy string) (*Workflow, *WorkflowVersion, error) {
+	now := time.Now().UTC()
+	w := &Workflow{ID: ids.New(ids.Workflow), OrgID: orgID, Slug: slug, Name: name, LatestVersion: 1, CreatedBy: createdBy, CreatedAt: now, UpdatedAt: now}
+	v := &WorkflowVersion{WorkflowID: w.ID, Version: 1, OrgID: orgID, Definition: definition, CreatedBy: createdBy, CreatedAt: now}
+	err := s.Tx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Create(w).Error; err != nil {
+			if IsUniqueViolation(err) {
+				return ErrSlugTaken
+			}
+			return err
+		}
+		return tx.Create(v).Error
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, v, nil
+}
+
+// GetWorkflow loads a workflow of the organisation by its id or its slug.
+func (s *Store) GetWorkflow(ctx context.Context, orgID, idOrSlug string) (*Workflow, error) {
+	col := "slug"
+	if strings.HasPrefix(idOrSlug, string(ids.Workflow)+"_") {
+		col = "id"
+	}
+	var w Workflow
+	if err := s.DB.WithContext(ctx).Where("org_id = ? AND "+col+" = ?", orgID, idOrSlug).Take(&w).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	return &w, nil
+}
+
+// AddWorkflowVersion stores the next version of a workflow of the organisation.
+func (s *Store) AddWorkflowVersion(ctx context.Context, orgID, workflowID, definition, createdBy string) (*WorkflowVersion, error) {
+	var v *WorkflowVersion
+	err := s.Tx(ctx, func(tx *gorm.DB) error {
+		var w Workflow
+		if err := tx.Where("org_id = ? AND id = ?", orgID, workflowID).Take(&w).Error; err != nil {
+			return NotFound(err)
+		}
+		now := time.Now().UTC()
+		v = &WorkflowVersion{WorkflowID: w.ID, Version: w.LatestVersion + 1, OrgID: orgID, Definition: definition, CreatedBy: createdBy, CreatedAt: now}
+		if err := tx.Create(v).Error; err != nil {
+			return err // a concurrent new version took the number: the caller may retry
+		}
+		return tx.Model(&Workflow{}).Where("org_id = ? AND id = ? AND latest_version = ?", orgID, w.ID, w.LatestVersion).
+			Updates(map[string]any{"latest_version": v.Version, "updated_at": now}).Error
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// GetWorkflowVersion loads one version of a workflow of the organisation.
+func (s *Store) GetWorkflowVersion(ctx context.Context, orgID, workflowID string, version int) (*WorkflowVersion, error) {
+	var v WorkflowVersion
+	err := s.DB.WithContext(ctx).Where("org_id = ? AND workflow_id = ? AND version = ?", orgID, workflowID, version).Take(&v).Error
+	if err != nil {
+		return nil, NotFound(err)
+	}
+	return &v, nil
+}
+
+// CreateExecution stores a new execution in state pending.
+func (s *Store) CreateExecution(ctx context.Context, e *Execution) error {
+	e.Status = orchestration.ExecutionPending
+	return s.DB.WithContext(ctx).Create(e).Error
+}
+
+// GetExecution loads an execution of the organisation.
+func (s *Store) GetExecution(ctx context.Context, orgID, id string) (*Execution, error) {
+	var e Execution
+	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id = ?", orgID, id).Take(&e).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	return &e, nil
+}
+
+// ExecutionSteps lists an execution's steps in the order they started.
+func (s *Store) ExecutionSteps(ctx context.Context, orgID, executionID string) ([]Step, error) {
+	var steps []Step
+	err := s.DB.WithContext(ctx).Where("org_id = ? AND execution_id = ?", orgID, executionID).
+		Order("started_at, id").Find(&steps).Error
+	return steps, err
+}
+
+// ExecutionApprovals lists an execution's approvals, oldest first.
+func (s *Store) ExecutionApprovals(ctx context.Context, orgID, executionID string) ([]Approval, error) {
+	var out []Approval
+	err := s.DB.WithContext(ctx).Where("org_id = ? AND execution_id = ?", orgID, executionID).
+		Order("created_at, id").Find(&out).Error
+	return out, err
+}
+
+// GetApproval loads an approval of the organisation by its apr_ id or by its step's stp_ id
+// (the workflow.human_approval_pending event names the step).
+func (s *Store) GetApproval(ctx context.Context, orgID, id string) (*Approval, error) {
+	col := "id"
+	if strings.HasPrefix(id, string(ids.Step)+"_") {
+		col = "step_id"
+	}
+	var a Approval
+	if err := s.DB.WithContext(ctx).Where("org_id = ? AND "+col+" = ?", orgID, id).Take(&a).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	return &a, nil
+}
+
+// MarkExecutionRunning moves an execution from pending to running. An execution the API
+// did not store first (a run started directly on Temporal) is stored as running. Running
+// it again changes nothing.
+func (s *Store) MarkExecutionRunning(ctx context.Context, e *Execution, startedAt time.Time) error {
+	startedAt = startedAt.UTC()
+	return s.Tx(ctx, func(tx *gorm.DB) error {
+		var cur Execution
+		err := tx.Where("org_id = ? AND id = ?", e.OrgID, e.ID).Take(&cur).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			row := *e
+			row.Status, row.StartedAt, row.CreatedAt = orchestration.ExecutionRunning, &startedAt, startedAt
+			return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error
+		}
+		if err != nil {
+			return err
+		}
+		if cur.Status != orchestration.ExecutionPending {
+			return nil
+		}
+		return tx.Model(&Execution{}).Where("org_id = ? AND id = ? AND status = ?", e.OrgID, e.ID, orchestration.ExecutionPending).
+			Updates(map[string]any{"status": orchestration.ExecutionRunning, "started_at": startedAt, "updated_at": time.Now().UTC()}).Error
+	})
+}
+
+// ExecutionEnd is the terminal state of an execution.
+type ExecutionEnd struct {
+	Status       string
+	Output       any
+	FailedStepID string
+	ErrorMessage string
+	CancelReason string
+	CancelledBy  string
+	CompletedAt  time.Time
+}
+
+// FinishExecution records an execution's terminal state unless it already has one.
+func (s *Store) FinishExecution(ctx context.Context, orgID, id string, end ExecutionEnd) error {
+	if !orchestration.Terminal(end.Status) {
+		return fmt.Errorf("store: %q is not a terminal execution state", end.Status)
+	}
+	completed := end.CompletedAt.UTC()
+	row := Execution{
+		Status: end.Status, Output: end.Output, FailedStepID: end.FailedStepID, ErrorMessage: end.ErrorMessage,
+		CancelReason: end.CancelReason, CancelledBy: end.CancelledBy, CompletedAt: &completed, UpdatedAt: time.Now().UTC(),
+	}
+	return s.DB.WithContext(ctx).Model(&Execution{}).
+		Where("org_id = ? AND id = ? AND status IN ?", orgID, id, []string{orchestration.ExecutionPending, orchestration.ExecutionRunning}).
+		Select("status", "output", "failed_step_id", "error_message", "cancel_reason", "cancelled_by", "completed_at", "updated_at").
+		Updates(&row).Error
+}
+
+// SaveStep writes a step's state: it creates the step or updates it, but never changes a
+// step that has finished, so a retried or late write cannot undo a final state.
+func (s *Store) SaveStep(ctx context.Context, st *Step) error {
+	return s.Tx(ctx, func(tx *gorm.DB) error {
+		var cur Step
+		err := tx.Where("org_id = ? AND id = ?", st.OrgID, st.ID).Take(&cur).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return tx.Create(st).Error
+		}
+		if err != nil {
+			return err
+		}
+		if orchestration.Terminal(cur.Status) {
+			return nil
+		}
+		return tx.Model(&Step{}).Where("org_id = ? AND id = ?", st.OrgID, st.ID).
+			Select("status", "attempts", "output", "error", "completed_at").Updates(st).Error
+	})
+}
+
+// CreateApproval stores a pending approval; storing it again changes nothing.
+func (s *Store) CreateApproval(ctx context.Context, a *Approval) error {
+	a.Status = orchestration.ApprovalPending
+	return s.DB.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(a).Error
+}
+
+// ApprovalEnd is how an approval ended.
+type ApprovalEnd struct {
+	Status    string
+	DecidedBy string
+	Comment   string
+	TimedOut  bool
+	DecidedAt time.Time
+}
+
+// DecideApproval records the end of a pending approval; an approval already decided is
+// left as it is.
+func (s *Store) DecideApproval(ctx context.Context, orgID, id string, end ApprovalEnd) error {
+	switch end.Status {
+	case orchestration.ApprovalApproved, orchestration.ApprovalRejected, orchestration.ApprovalCancelled:
+	default:
+		return fmt.Errorf("store: %q is not a final approval state", end.Status)
+	}
+	decided := end.DecidedAt.UTC()
+	return s.DB.WithContext(ctx).Model(&Approval{}).
+		Where("org_id = ? AND id = ? AND status = ?", orgID, id, orchestration.ApprovalPending).
+		Updates(map[string]any{"status": end.Status, "decided_by": end.DecidedBy, "comment": end.Comment,
+			"timed_out": end.TimedOut, "decided_at": decided}).Error
+}

@@ -1,0 +1,193 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/orchestration"
+	"github.com/svcplatform/svc/store"
+	"github.com/svcplatform/svc/store/storetest"
+)
+
+const testDefinition = `{"nodes": [{"id": "a", "kind": "delay", "config": {"duration": "1s"}}]}`
+
+func TestWorkflowsAndVersions(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		org, other := newOrg(t, s), newOrg(t, s)
+		w, v1, err := s.CreateWorkflow(ctx, org, "payout", "Payout", testDefinition, "usr_1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ids.Valid(ids.Workflow, w.ID) || w.LatestVersion != 1 || v1.Version != 1 || v1.WorkflowID != w.ID {
+			t.Fatalf("workflow %+v version %+v", w, v1)
+		}
+		if _, _, err := s.CreateWorkflow(ctx, org, "payout", "Again", testDefinition, "usr_1"); !errors.Is(err, store.ErrSlugTaken) {
+			t.Errorf("same slug: err = %v, want ErrSlugTaken", err)
+		}
+		if _, _, err := s.CreateWorkflow(ctx, other, "payout", "Theirs", testDefinition, "usr_2"); err != nil {
+			t.Errorf("another organisation's slug: %v", err)
+		}
+		for _, key := range []string{w.ID, "payout"} {
+			got, err := s.GetWorkflow(ctx, org, key)
+			if err != nil || got.ID != w.ID {
+				t.Errorf("GetWorkflow(%q) = %+v, %v", key, got, err)
+			}
+		}
+		if _, err := s.GetWorkflow(ctx, other, w.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("another organisation reads it: %v", err)
+		}
+
+		v2def := `{"nodes": [{"id": "b", "kind": "delay", "config": {"duration": "2s"}}]}`
+		v2, err := s.AddWorkflowVersion(ctx, org, w.ID, v2def, "usr_1")
+		if err != nil || v2.Version != 2 {
+			t.Fatalf("AddWorkflowVersion = %+v, %v", v2, err)
+		}
+		if _, err := s.AddWorkflowVersion(ctx, other, w.ID, v2def, "usr_2"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("another organisation adds a version: %v", err)
+		}
+		got1, err := s.GetWorkflowVersion(ctx, org, w.ID, 1)
+		if err != nil || got1.Definition != testDefinition {
+			t.Errorf("version 1 = %+v, %v", got1, err)
+		}
+		if got, _ := s.GetWorkflow(ctx, org, w.ID); got.LatestVersion != 2 {
+			t.Errorf("LatestVersion = %d, want 2", got.LatestVersion)
+		}
+		if _, err := s.GetWorkflowVersion(ctx, org, w.ID, 3); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("version 3: %v", err)
+		}
+	})
+}
+
+func TestExecutionLifecycle(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		org, other := newOrg(t, s), newOrg(t, s)
+		e := &store.Execution{ID: ids.New(ids.Execution), OrgID: org, WorkflowID: "wkf_x", WorkflowSlug: "payout", WorkflowVersion: 1,
+			Inputs: map[string]any{"amount": 12.5, "tags": []any{"a"}}, ExternalID: "ext-1", StartedBy: "usr_1"}
+		if err := s.CreateExecution(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		started := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+		for i := 0; i < 2; i++ { // an activity may run twice
+			if err := s.MarkExecutionRunning(ctx, e, started.Add(time.Duration(i)*time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.GetExecution(ctx, org, e.ID)
+		if err != nil || got.Status != orchestration.ExecutionRunning || got.StartedAt == nil || !got.StartedAt.Equal(started) {
+			t.Fatalf("after MarkExecutionRunning: %+v, %v", got, err)
+		}
+		if b, _ := json.Marshal(got.Inputs); string(b) != `{"amount":12.5,"tags":["a"]}` {
+			t.Errorf("inputs = %s", b)
+		}
+		done := started.Add(time.Hour)
+		output := map[string]any{"paid": true, "n": 3.0}
+		if err := s.FinishExecution(ctx, org, e.ID, store.ExecutionEnd{Status: orchestration.ExecutionSucceeded, Output: output, CompletedAt: done}); err != nil {
+			t.Fatal(err)
+		}
+		// A late or repeated terminal write does not change a finished execution.
+		if err := s.FinishExecution(ctx, org, e.ID, store.ExecutionEnd{Status: orchestration.ExecutionFailed, ErrorMessage: "late", CompletedAt: done.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkExecutionRunning(ctx, e, done); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = s.GetExecution(ctx, org, e.ID)
+		if b, _ := json.Marshal(got.Output); got.Status != orchestration.ExecutionSucceeded || string(b) != `{"n":3,"paid":true}` ||
+			got.ErrorMessage != "" || !got.CompletedAt.Equal(done) {
+			t.Errorf("finished execution = %+v (output %s)", got, b)
+		}
+		if _, err := s.GetExecution(ctx, other, e.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("another organisation reads it: %v", err)
+		}
+		if err := s.FinishExecution(ctx, org, e.ID, store.ExecutionEnd{Status: orchestration.ExecutionRunning}); err == nil {
+			t.Error("FinishExecution accepted a non-terminal state")
+		}
+
+		// A run started directly on Temporal has no row yet: MarkExecutionRunning stores it.
+		direct := &store.Execution{ID: ids.New(ids.Execution), OrgID: org, WorkflowID: "wkf_x", WorkflowSlug: "payout", WorkflowVersion: 1}
+		if err := s.MarkExecutionRunning(ctx, direct, started); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.GetExecution(ctx, org, direct.ID); err != nil || got.Status != orchestration.ExecutionRunning {
+			t.Errorf("direct run = %+v, %v", got, err)
+		}
+		if err := s.FinishExecution(ctx, org, direct.ID, store.ExecutionEnd{Status: orchestration.ExecutionCancelled, CancelReason: "stop", CancelledBy: "usr_9", CompletedAt: done}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.GetExecution(ctx, org, direct.ID); got.Status != orchestration.ExecutionCancelled || got.CancelReason != "stop" || got.CancelledBy != "usr_9" {
+			t.Errorf("cancelled run = %+v", got)
+		}
+	})
+}
+
+func TestStepsAndApprovals(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		org, other := newOrg(t, s), newOrg(t, s)
+		exe := ids.New(ids.Execution)
+		at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+		st := &store.Step{ID: ids.New(ids.Step), OrgID: org, ExecutionID: exe, NodeID: "review", Kind: "human_approval",
+			Status: orchestration.StepRunning, Attempts: 1, StartedAt: at}
+		if err := s.SaveStep(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+		fin := at.Add(time.Minute)
+		done := *st
+		done.Status, done.Output, done.CompletedAt = orchestration.StepSucceeded, map[string]any{"decision": "approve"}, &fin
+		if err := s.SaveStep(ctx, &done); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SaveStep(ctx, st); err != nil { // a late "running" write
+			t.Fatal(err)
+		}
+		steps, err := s.ExecutionSteps(ctx, org, exe)
+		if err != nil || len(steps) != 1 {
+			t.Fatalf("steps = %+v, %v", steps, err)
+		}
+		if b, _ := json.Marshal(steps[0].Output); steps[0].Status != orchestration.StepSucceeded || string(b) != `{"decision":"approve"}` {
+			t.Errorf("step = %+v", steps[0])
+		}
+		if steps, _ := s.ExecutionSteps(ctx, other, exe); len(steps) != 0 {
+			t.Errorf("another organisation sees %d steps", len(steps))
+		}
+
+		a := &store.Approval{ID: ids.New(ids.Approval), OrgID: org, ExecutionID: exe, StepID: st.ID, NodeID: "review",
+			ActionLabel: "Pay?", AssignTo: "role:reviewer", Data: map[string]any{"amount": 5.0}, StartedBy: "usr_1", CreatedAt: at}
+		for i := 0; i < 2; i++ {
+			if err := s.CreateApproval(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, key := range []string{a.ID, st.ID} {
+			got, err := s.GetApproval(ctx, org, key)
+			if err != nil || got.ID != a.ID || got.Status != orchestration.ApprovalPending || got.Data["amount"] != 5.0 {
+				t.Errorf("GetApproval(%q) = %+v, %v", key, got, err)
+			}
+			if _, err := s.GetApproval(ctx, other, key); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("another organisation reads approval %q: %v", key, err)
+			}
+		}
+		if err := s.DecideApproval(ctx, org, a.ID, store.ApprovalEnd{Status: orchestration.ApprovalApproved, DecidedBy: "usr_2", Comment: "ok", DecidedAt: fin}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DecideApproval(ctx, org, a.ID, store.ApprovalEnd{Status: orchestration.ApprovalCancelled, DecidedAt: fin.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.GetApproval(ctx, org, a.ID)
+		if got.Status != orchestration.ApprovalApproved || got.DecidedBy != "usr_2" || got.Comment != "ok" || !got.DecidedAt.Equal(fin) {
+			t.Errorf("decided approval = %+v", got)
+		}
+		if list, _ := s.ExecutionApprovals(ctx, org, exe); len(list) != 1 {
+			t.Errorf("ExecutionApprovals = %d rows", len(list))
+		}
+		if err := s.DecideApproval(ctx, org, a.ID, store.ApprovalEnd{Status: orchestration.ApprovalPending}); err == nil {
+			t.Error("DecideApproval accepted pending")
+		}
+	})
+}
