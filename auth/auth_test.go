@@ -110,6 +110,8 @@ func TestGrants(t *testing.T) {
 		{[]string{"read"}, "executions:write", false},
 		{[]string{"write"}, "executions:write", true},
 		{[]string{"write"}, "api:manage", false},
+		{[]string{"write"}, "read", true},
+		{[]string{"read"}, "write", false},
 		{[]string{"executions.write"}, "executions:write", true},
 		{[]string{"executions:write"}, "executions:view", true},
 		{[]string{"executions:view"}, "executions:write", false},

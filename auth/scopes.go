@@ -46,7 +46,7 @@ func ValidScope(s string) bool {
 }
 
 // Grants reports whether a key holding scopes may use an endpoint that needs scope need.
-// "resource:view" is satisfied by read, write, resource:view, resource:write and resource:manage;
+// "read" is satisfied by read and write; "resource:view" is satisfied by read, write, resource:view, resource:write and resource:manage;
 // "resource:write" by write, resource:write and resource:manage; "resource:manage" (webhooks:manage,
 // api:manage) by resource:manage, and webhooks:manage also by webhooks:write.
 func Grants(scopes []string, need string) bool {
@@ -60,6 +60,9 @@ func Grants(scopes []string, need string) bool {
 	}
 	if has(need) {
 		return true
+	}
+	if need == ScopeRead {
+		return has(ScopeWrite)
 	}
 	switch action {
 	case "view":

@@ -1,0 +1,50 @@
+package ratelimit
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/svcplatform/svc/store"
+)
+
+// Database counts in the application database (config ratelimit.store=database, the default):
+// one atomic INSERT … ON CONFLICT DO UPDATE … RETURNING per request, on SQLite and PostgreSQL,
+// so every API process sharing the database shares the counters.
+type Database struct {
+	store *store.Store
+	log   *slog.Logger
+
+	mu     sync.Mutex
+	purged time.Time
+}
+
+// NewDatabase makes a store on the application database; log receives purge failures (nil: default).
+func NewDatabase(s *store.Store, log *slog.Logger) *Database {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Database{store: s, log: log}
+}
+
+// Hit implements Store.
+func (d *Database) Hit(ctx context.Context, key string, start time.Time, window time.Duration) (int64, error) {
+	d.purgeNowAndThen(ctx, start)
+	return d.store.HitRateLimit(ctx, key, start.Unix(), start.Add(window).Unix())
+}
+
+// purgeNowAndThen deletes ended windows at most once a minute per process.
+func (d *Database) purgeNowAndThen(ctx context.Context, now time.Time) {
+	d.mu.Lock()
+	due := now.Sub(d.purged) >= time.Minute || now.Before(d.purged)
+	if due {
+		d.purged = now
+	}
+	d.mu.Unlock()
+	if due {
+		if err := d.store.PurgeRateLimitCounters(ctx, now); err != nil {
+			d.log.Warn("ratelimit: purge ended windows", "error", err)
+		}
+	}
+}
