@@ -1,0 +1,42 @@
+# svc: the two commands are `make run` and `make test`.
+GO        ?= go
+export CGO_ENABLED ?= 0
+export GOTOOLCHAIN ?= local
+DATA_DIR  ?= ./.svc-data
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X github.com/svcplatform/svc/buildinfo.Version=$(VERSION)
+BIN       := bin/svc
+
+.PHONY: run build test test-short lint bench fuzz clean
+
+## run: build and start the whole platform in one process (API, worker, embedded Temporal and UI)
+run: build
+	./$(BIN) dev --data-dir $(DATA_DIR)
+
+## build: build the svc binary into bin/
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/svc
+
+## test: the whole test suite (store tests also on PostgreSQL when SVC_TEST_POSTGRES_URL is set)
+test:
+	$(GO) test -count=1 -timeout 25m ./...
+
+## lint: gofmt and go vet must be clean
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## bench: benchmarks with their baselines, measured in the same run
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3s ./bench/...
+
+## fuzz: run each fuzz target for a short while (the seed corpora already run in `make test`)
+fuzz:
+	@for p in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
+	    echo "== $$p $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 20s $$p || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin

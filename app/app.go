@@ -1,0 +1,115 @@
+// Package app wires svc's parts from a Config: the store, the Temporal client, the API and the
+// workers. cmd/svc and the end-to-end tests build the platform through it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.temporal.io/sdk/client"
+
+	"github.com/svcplatform/svc/api"
+	"github.com/svcplatform/svc/config"
+	"github.com/svcplatform/svc/store"
+	"github.com/svcplatform/svc/worker"
+)
+
+// App is an opened platform: a migrated store and a connected Temporal client.
+type App struct {
+	Config   *config.Config
+	Logger   *slog.Logger
+	Store    *store.Store
+	Temporal client.Client
+	Registry *prometheus.Registry
+}
+
+// Options control Open.
+type Options struct {
+	// Migrate runs the store migrations (svc dev, svc migrate); svc api and svc worker expect them done.
+	Migrate bool
+	// TemporalAddress overrides config temporal.address (svc dev passes the embedded server's).
+	TemporalAddress string
+}
+
+// Open connects to the database and Temporal.
+func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger, o Options) (*App, error) {
+	st, err := store.Open(ctx, cfg.DatabaseURL())
+	if err != nil {
+		return nil, err
+	}
+	if o.Migrate {
+		if err := st.Migrate(ctx); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
+	}
+	addr := o.TemporalAddress
+	if addr == "" {
+		addr = cfg.Temporal.Address
+	}
+	if addr == "" {
+		_ = st.Close()
+		return nil, errors.New("config: temporal.address (SVC_TEMPORAL_ADDRESS) is required")
+	}
+	tc, err := dialTemporal(ctx, addr, cfg.Temporal.Namespace, logger)
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	return &App{Config: cfg, Logger: logger, Store: st, Temporal: tc, Registry: prometheus.NewRegistry()}, nil
+}
+
+func dialTemporal(ctx context.Context, addr, namespace string, logger *slog.Logger) (client.Client, error) {
+	var lastErr error
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		c, err := client.DialContext(ctx, client.Options{
+			HostPort:  addr,
+			Namespace: namespace,
+			Logger:    newSDKLogger(logger.With("component", "temporal-sdk")),
+		})
+		if err == nil {
+			return c, nil
+		}
+		lastErr = err
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	return nil, fmt.Errorf("temporal at %s: %w", addr, lastErr)
+}
+
+// API builds the HTTP API.
+func (a *App) API() *api.Server {
+	return api.New(api.Deps{Config: a.Config, Store: a.Store, Temporal: a.Temporal, Logger: a.Logger, Registry: a.Registry})
+}
+
+// Workers builds the Temporal workers.
+func (a *App) Workers() (*worker.Workers, error) {
+	return worker.New(a.Temporal, worker.Deps{Config: a.Config, Store: a.Store, Logger: a.Logger})
+}
+
+// ServeAPI serves the API on addr until ctx ends; ready is called once the listener is bound.
+func (a *App) ServeAPI(ctx context.Context, addr string, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("http.addr %s: %w", addr, err)
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	return a.API().Serve(ctx, ln, a.Config.HTTP.ShutdownGrace)
+}
+
+// Close releases the Temporal client and the database.
+func (a *App) Close() {
+	a.Temporal.Close()
+	_ = a.Store.Close()
+}

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svcplatform/svc/app"
+	"github.com/svcplatform/svc/auth"
+	"github.com/svcplatform/svc/buildinfo"
+	"github.com/svcplatform/svc/config"
+	"github.com/svcplatform/svc/devstack"
+	"github.com/svcplatform/svc/store"
+)
+
+// loadConfig reads the configuration with the command's flags bound to their keys.
+func loadConfig(cmd *cobra.Command, flagKeys map[string]string) (*config.Config, error) {
+	file, _ := cmd.Flags().GetString("config")
+	return config.Load(config.Options{File: file, Flags: cmd.Flags(), FlagKeys: flagKeys})
+}
+
+func newDev() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run everything in one process: embedded Temporal and UI, worker and API",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd, map[string]string{
+				"data-dir": "data_dir", "http-addr": "http.addr", "temporal-port": "temporal.port", "ui-port": "temporal.ui_port",
+			})
+			if err != nil {
+				return err
+			}
+			logger := app.NewLogger(os.Stderr, cfg.Log)
+			start := time.Now()
+			stack, err := devstack.Start(cmd.Context(), cfg, logger)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "\nsvc dev is ready (%s)\n", time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(out, "  API          %s\n", stack.BaseURL)
+			fmt.Fprintf(out, "  Temporal     %s (namespace %s)\n", stack.TemporalAddress, cfg.Temporal.Namespace)
+			if stack.UIURL != "" {
+				fmt.Fprintf(out, "  Temporal UI  %s\n", stack.UIURL)
+			}
+			fmt.Fprintf(out, "  Data         %s\n", cfg.DataDir)
+			creds := cfg.DataDir + "/" + devstack.CredentialsFile
+			if stack.CreatedCredentials {
+				fmt.Fprintf(out, "  Dev API key  %s   (shown once; also in %s)\n", stack.Credentials.APIKey, creds)
+			} else {
+				fmt.Fprintf(out, "  Credentials  %s\n", creds)
+			}
+			fmt.Fprintf(out, "  Try          curl -H \"Authorization: Bearer $(jq -r .apiKey %s)\" %s/identity/api/auth/me\n\n", creds, stack.BaseURL)
+			<-cmd.Context().Done()
+			fmt.Fprintln(out, "stopping: draining API requests, stopping the worker, then Temporal")
+			return stack.Stop()
+		},
+	}
+	cmd.Flags().String("data-dir", "./.svc-data", "directory for everything svc dev keeps")
+	cmd.Flags().String("http-addr", "127.0.0.1:8080", "API listen address")
+	cmd.Flags().Int("temporal-port", 7233, "embedded Temporal gRPC port")
+	cmd.Flags().Int("ui-port", 8233, "Temporal UI port (0: no UI)")
+	return cmd
+}
+
+func newAPI() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "api",
+		Short: "Serve the HTTP API against an external Temporal and database",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd, map[string]string{"http-addr": "http.addr"})
+			if err != nil {
+				return err
+			}
+			if err := requireDeployment(cfg); err != nil {
+				return err
+			}
+			logger := app.NewLogger(os.Stderr, cfg.Log)
+			a, err := app.Open(cmd.Context(), cfg, logger, app.Options{})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			return a.ServeAPI(cmd.Context(), cfg.HTTP.Addr, func(addr net.Addr) {
+				logger.Info("api listening", "addr", addr.String(), "environment", cfg.Environment)
+			})
+		},
+	}
+	cmd.Flags().String("http-addr", "127.0.0.1:8080", "API listen address")
+	return cmd
+}
+
+func newWorker() *cobra.Command {
+	return &cobra.Command{
+		Use:   "worker",
+		Short: "Run the Temporal worker (task queues orchestration, documents, webhooks)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd, nil)
+			if err != nil {
+				return err
+			}
+			if err := requireDeployment(cfg); err != nil {
+				return err
+			}
+			logger := app.NewLogger(os.Stderr, cfg.Log)
+			a, err := app.Open(cmd.Context(), cfg, logger, app.Options{})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			ws, err := a.Workers()
+			if err != nil {
+				return err
+			}
+			if err := ws.Start(); err != nil {
+				return err
+			}
+			logger.Info("worker polling", "temporal", cfg.Temporal.Address)
+			<-cmd.Context().Done()
+			ws.Stop()
+			return nil
+		},
+	}
+}
+
+func newMigrate() *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Create or update the application database's tables",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd, nil)
+			if err != nil {
+				return err
+			}
+			st, err := store.Open(cmd.Context(), cfg.DatabaseURL())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err := st.Migrate(cmd.Context()); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "migrated", st.Dialect, "database")
+			return nil
+		},
+	}
+}
+
+func newBootstrap() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bootstrap",
+		Short: "Create an organisation (or add to one), a user and a key bound to it; prints JSON",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := cmd.Flags()
+			org, _ := f.GetString("org")
+			orgID, _ := f.GetString("org-id")
+			env, _ := f.GetString("env")
+			scopes, _ := f.GetStringSlice("scopes")
+			email, _ := f.GetString("user")
+			role, _ := f.GetString("role")
+			service, _ := f.GetString("service")
+			if (org == "") == (orgID == "") {
+				return errors.New("give exactly one of --org NAME (new organisation) or --org-id org_… (existing)")
+			}
+			if email == "" && service == "" {
+				if orgID != "" {
+					return errors.New("--user EMAIL (or --service SLUG) is required with --org-id")
+				}
+				email = "admin@svc.local"
+			}
+			if service != "" && email != "" {
+				return errors.New("a service principal key (--service) is not bound to a user: drop --user")
+			}
+			in := store.BootstrapInput{OrgID: orgID, OrgName: org, Email: email, UserName: email, Role: role, ServiceSlug: service, Environment: env}
+			if f.Changed("scopes") {
+				for i, s := range scopes {
+					scopes[i] = strings.TrimSpace(s)
+					if !auth.ValidScope(scopes[i]) {
+						return fmt.Errorf("--scopes: %q is not a scope", s)
+					}
+				}
+				in.Scopes = scopes
+			}
+			cfg, err := loadConfig(cmd, map[string]string{"data-dir": "data_dir"})
+			if err != nil {
+				return err
+			}
+			st, err := store.Open(cmd.Context(), cfg.DatabaseURL())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err := st.Migrate(cmd.Context()); err != nil {
+				return err
+			}
+			res, err := st.Bootstrap(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			out := devstack.Credentials{OrgID: res.Org.ID, APIKeyID: res.Key.ID, APIKey: res.Secret, BaseURL: cfg.BaseURL()}
+			if res.User != nil {
+				out.UserID = res.User.ID
+			}
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		},
+	}
+	f := cmd.Flags()
+	f.String("org", "", "name of a new organisation")
+	f.String("org-id", "", "id of an existing organisation to add a user and key to")
+	f.String("env", "sandbox", "key environment: sandbox or live")
+	f.StringSlice("scopes", nil, "comma-separated scopes of the key (default: the role's scopes)")
+	f.String("user", "", "email of a user to create and bind the key to")
+	f.String("role", "admin", "role of that user: admin, reviewer, analyst or viewer")
+	f.String("service", "", "issue a service principal key for this calling service slug instead")
+	f.String("data-dir", "./.svc-data", "data directory (for the embedded SQLite database)")
+	return cmd
+}
+
+func newVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintf(cmd.OutOrStdout(), "svc %s %s %s/%s\n", buildinfo.Version, buildinfo.Commit(), runtime.GOOS, runtime.GOARCH)
+		},
+	}
+}
+
+// requireDeployment checks what svc api and svc worker need beyond defaults.
+func requireDeployment(cfg *config.Config) error {
+	if cfg.Temporal.Address == "" {
+		return errors.New("config: temporal.address (SVC_TEMPORAL_ADDRESS) is required for svc api and svc worker")
+	}
+	if cfg.Secrets.Key == "" {
+		return errors.New("config: secrets.key (SVC_SECRETS_KEY) is required for svc api and svc worker: 32 random bytes, base64")
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+// Package worker registers svc's workflows and activities on their task queues and runs them.
+package worker
+
+import (
+	"fmt"
+	"log/slog"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/svcplatform/svc/activities"
+	"github.com/svcplatform/svc/config"
+	"github.com/svcplatform/svc/store"
+	"github.com/svcplatform/svc/workflows"
+)
+
+// Deps are what the workflows' activities need.
+type Deps struct {
+	Config *config.Config
+	Store  *store.Store
+	Logger *slog.Logger
+}
+
+// Workers is one Temporal worker per task queue.
+type Workers struct {
+	workers []sdkworker.Worker
+}
+
+// New builds the workers and registers every workflow and activity on its queue.
+func New(c client.Client, d Deps) (*Workers, error) {
+	byQueue := map[string]sdkworker.Worker{}
+	for _, q := range workflows.Queues {
+		byQueue[q] = sdkworker.New(c, q, sdkworker.Options{})
+	}
+	if err := register(byQueue, d); err != nil {
+		return nil, err
+	}
+	w := &Workers{}
+	for _, q := range workflows.Queues {
+		w.workers = append(w.workers, byQueue[q])
+	}
+	return w, nil
+}
+
+// register is the one place that says which workflow and activity runs on which queue.
+func register(q map[string]sdkworker.Worker, d Deps) error {
+	orch := q[workflows.QueueOrchestration]
+	orch.RegisterWorkflowWithOptions(workflows.Ping, workflow.RegisterOptions{Name: "Ping"})
+	ping := &activities.Ping{Store: d.Store}
+	orch.RegisterActivityWithOptions(ping.CompletePing, activity.RegisterOptions{Name: workflows.ActivityCompletePing})
+	return nil
+}
+
+// Start starts polling every queue.
+func (w *Workers) Start() error {
+	for i, wk := range w.workers {
+		if err := wk.Start(); err != nil {
+			for _, started := range w.workers[:i] {
+				started.Stop()
+			}
+			return fmt.Errorf("worker: start: %w", err)
+		}
+	}
+	return nil
+}
+
+// Stop stops polling and waits for running activities to finish.
+func (w *Workers) Stop() {
+	for _, wk := range w.workers {
+		wk.Stop()
+	}
+}
