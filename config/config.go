@@ -261,9 +261,9 @@ func decodeKey(v *viper.Viper, k Key, c *Config) error {
 	raw := v.Get(k.Name)
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
 		DecodeHook: mapstructure.ComposeDecodeHookFunc(
-			mapstructure.StringToTimeDurationHookFunc(),
-			mapstructure.StringToSliceHookFunc(","),
+			splitHook,
 			trimHook,
+			mapstructure.StringToTimeDurationHookFunc(),
 		),
 		WeaklyTypedInput: true,
 		Result:           field.Addr().Interface(),
@@ -279,6 +279,21 @@ func decodeKey(v *viper.Viper, k Key, c *Config) error {
 		return fmt.Errorf("config: %s (%s): invalid value %v: %s", k.Name, k.Env(), raw, cleanErr(err))
 	}
 	return nil
+}
+
+// splitHook turns a comma-separated string (from the environment or a flag) into a list of any element type.
+func splitHook(from, to reflect.Type, data any) (any, error) {
+	s, ok := data.(string)
+	if !ok || to.Kind() != reflect.Slice {
+		return data, nil
+	}
+	out := []string{}
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out, nil
 }
 
 func trimHook(from, to reflect.Type, data any) (any, error) {
@@ -429,4 +444,35 @@ func (c *Config) BlobDir() string {
 		return c.Documents.BlobDir
 	}
 	return c.DataDir + "/blobs"
+}
+
+// MarkdownTable renders every key as a Markdown table (the README's configuration section).
+func MarkdownTable() string {
+	var b strings.Builder
+	b.WriteString("| key | environment variable | default | meaning |\n|---|---|---|---|\n")
+	for _, k := range Keys() {
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s |\n", k.Name, k.Env(), formatDefault(k.Default), k.Help)
+	}
+	return b.String()
+}
+
+func formatDefault(v any) string {
+	switch d := v.(type) {
+	case []time.Duration:
+		parts := make([]string, len(d))
+		for i, x := range d {
+			parts[i] = x.String()
+		}
+		return "`" + strings.Join(parts, ",") + "`"
+	case []string:
+		if len(d) == 0 {
+			return "(none)"
+		}
+		return "`" + strings.Join(d, ",") + "`"
+	case string:
+		if d == "" {
+			return "(empty)"
+		}
+	}
+	return fmt.Sprintf("`%v`", v)
 }
