@@ -126,6 +126,16 @@ func checkURLTemplate(r *ConfigReader, t *Template) {
 	}
 }
 
+// RedactURL is a URL without its query, fragment and user info, which may hold
+// credentials: the form in which a node's URL goes into summaries, logs and messages.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(invalid URL)"
+	}
+	return u.Scheme + "://" + u.Host + u.EscapedPath()
+}
+
 // CheckURL reports why s is not an absolute http or https URL.
 func CheckURL(s string) error {
 	u, err := url.Parse(s)

@@ -285,3 +285,16 @@ func TestExpressionBounds(t *testing.T) {
 		t.Fatalf("err = %v, want the memory budget", err)
 	}
 }
+
+func TestRedactURL(t *testing.T) {
+	tests := map[string]string{
+		"https://user:pw@api.example.com/v1/pay?token=secret#frag": "https://api.example.com/v1/pay",
+		"http://127.0.0.1:8080/a%20b":                              "http://127.0.0.1:8080/a%20b",
+		"://bad":                                                   "(invalid URL)",
+	}
+	for in, want := range tests {
+		if got := orchestration.RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

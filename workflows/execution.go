@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -177,7 +176,7 @@ func (r *execRun) callHTTP(ctx workflow.Context, st *step, a orchestration.CallH
 	if err := r.recordRunning(ctx, st); err != nil {
 		return nil, err
 	}
-	target := redactURL(a.Request.URL)
+	target := orchestration.RedactURL(a.Request.URL)
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Calling `%s %s` for node **%s**, step %s (at most %d attempts)",
 		a.Request.Method, target, st.node.Label(), st.id, a.Retry.MaxAttempts))
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -413,16 +412,6 @@ func cause(err error) string {
 		return "timed out (" + strings.ToLower(strings.TrimPrefix(te.TimeoutType().String(), "TIMEOUT_TYPE_")) + ")"
 	}
 	return err.Error()
-}
-
-// redactURL drops a URL's query, fragment and user info, which may hold credentials,
-// before it goes into a summary or a message.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(invalid URL)"
-	}
-	return u.Scheme + "://" + u.Host + u.EscapedPath()
 }
 
 func orNull(s string) any {
