@@ -17,7 +17,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/svcplatform/svc/buildinfo"
+	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/events"
+	"github.com/svcplatform/svc/netguard"
 	"github.com/svcplatform/svc/secrets"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/webhook"
@@ -37,6 +39,8 @@ type Webhooks struct {
 	Box *secrets.Box
 	// HTTP sends the attempts; build it with netguard (SSRF guard, no redirects).
 	HTTP *http.Client
+	// Guard is the SSRF guard HTTP enforces; the API checks target URLs with it when they are saved.
+	Guard *netguard.Guard
 	// Temporal starts a WebhookDelivery workflow per delivery that PublishEvent writes.
 	Temporal WorkflowStarter
 	// Schedule and ReceiverTimeout go into the workflows PublishEvent starts (config webhooks.*).
@@ -44,6 +48,31 @@ type Webhooks struct {
 	ReceiverTimeout time.Duration
 	// Logger is for the operator; it never receives a secret or a body.
 	Logger *slog.Logger
+}
+
+// ErrNoSecretsKey is returned by NewWebhooks when config secrets.key is not set.
+var ErrNoSecretsKey = errors.New("config: secrets.key (SVC_SECRETS_KEY) is required for webhooks: 32 random bytes, base64")
+
+// NewWebhooks builds the webhook activities from config: the secrets box
+// (secrets.key), the SSRF guard and its client (webhooks.allow_cidrs; https
+// only in the live environment), the ladder (webhooks.schedule) and the
+// receiver timeout. It is the one place that turns config into these, for the
+// worker and the API alike. temporal starts delivery workflows; it may be nil
+// for a caller that never starts one.
+func NewWebhooks(cfg *config.Config, st *store.Store, temporal WorkflowStarter, logger *slog.Logger) (*Webhooks, error) {
+	if cfg.Secrets.Key == "" {
+		return nil, ErrNoSecretsKey
+	}
+	box, err := secrets.NewBoxBase64(cfg.Secrets.Key)
+	if err != nil {
+		return nil, fmt.Errorf("config: secrets.key: %w", err)
+	}
+	g, err := netguard.New(netguard.Config{AllowCIDRs: cfg.Webhooks.AllowCIDRs, RequireHTTPS: cfg.Environment == "live"})
+	if err != nil {
+		return nil, fmt.Errorf("config: webhooks.allow_cidrs: %w", err)
+	}
+	return &Webhooks{Store: st, Box: box, HTTP: g.Client(), Guard: g, Temporal: temporal,
+		Schedule: cfg.Webhooks.Schedule, ReceiverTimeout: cfg.Webhooks.ReceiverTimeout, Logger: logger}, nil
 }
 
 // PublishEvent validates the event against the catalog, writes it once with one
@@ -72,6 +101,9 @@ func (w *Webhooks) PublishEvent(ctx context.Context, in workflows.PublishEventIn
 // idempotent: a delivery whose workflow runs or ran already is not started again.
 // The API uses it too (test sends, redeliveries).
 func (w *Webhooks) StartDelivery(ctx context.Context, orgID, deliveryID string) error {
+	if w.Temporal == nil {
+		return fmt.Errorf("start webhook delivery %s: no Temporal client", deliveryID)
+	}
 	_, err := w.Temporal.ExecuteWorkflow(ctx, workflows.WebhookDeliveryStartOptions(deliveryID), workflows.WebhookDeliveryName,
 		workflows.WebhookDeliveryInput{DeliveryID: deliveryID, OrgID: orgID, Schedule: w.Schedule, ReceiverTimeout: w.ReceiverTimeout})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted

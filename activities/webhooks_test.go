@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/events"
 	"github.com/svcplatform/svc/netguard"
 	"github.com/svcplatform/svc/secrets"
@@ -468,5 +470,68 @@ func TestParseRetryAfter(t *testing.T) {
 		if got := parseRetryAfter(tt.in, now); got != tt.want {
 			t.Errorf("parseRetryAfter(%q) = %d, want %d", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestNewWebhooksFromConfig(t *testing.T) {
+	key, err := secrets.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		cfg     config.Config
+		wantErr string
+		// refused and allowed are target URLs the guard must refuse and accept on save.
+		refused, allowed []string
+	}{
+		{name: "no key", cfg: config.Config{Environment: "sandbox"}, wantErr: "secrets.key"},
+		{name: "bad key", cfg: config.Config{Environment: "sandbox", Secrets: config.SecretsConfig{Key: "c2hvcnQ="}}, wantErr: "secrets.key"},
+		{name: "bad CIDR", cfg: config.Config{Environment: "sandbox", Secrets: config.SecretsConfig{Key: key},
+			Webhooks: config.WebhooksConfig{AllowCIDRs: []string{"127.0.0.1/99"}}}, wantErr: "webhooks.allow_cidrs"},
+		{name: "sandbox", cfg: config.Config{Environment: "sandbox", Secrets: config.SecretsConfig{Key: key}},
+			refused: []string{"http://127.0.0.1:9/", "http://10.0.0.1/", "ftp://example.com/"},
+			allowed: []string{"http://example.com/hook", "https://example.com/hook"}},
+		{name: "live needs https", cfg: config.Config{Environment: "live", Secrets: config.SecretsConfig{Key: key}},
+			refused: []string{"http://example.com/hook"}, allowed: []string{"https://example.com/hook"}},
+		{name: "loopback allowed", cfg: config.Config{Environment: "sandbox", Secrets: config.SecretsConfig{Key: key},
+			Webhooks: config.WebhooksConfig{AllowCIDRs: []string{"127.0.0.0/8"}, Schedule: ladder, ReceiverTimeout: 3 * time.Second}},
+			refused: []string{"http://169.254.169.254/"}, allowed: []string{"http://127.0.0.1:9/"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := NewWebhooks(&tt.cfg, nil, nil, nil)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, u := range tt.refused {
+				if w.Guard.CheckURL(u) == nil {
+					t.Errorf("CheckURL(%s) accepted", u)
+				}
+			}
+			for _, u := range tt.allowed {
+				if err := w.Guard.CheckURL(u); err != nil {
+					t.Errorf("CheckURL(%s) = %v", u, err)
+				}
+			}
+			if w.HTTP == nil || w.Box == nil || !slices.Equal(w.Schedule, tt.cfg.Webhooks.Schedule) || w.ReceiverTimeout != tt.cfg.Webhooks.ReceiverTimeout {
+				t.Fatalf("not wired from config: %+v", w)
+			}
+			// The box is the config key's: a secret sealed with it opens.
+			other, _ := secrets.NewBoxBase64(key)
+			sealed, _ := other.Seal([]byte("s"), "ctx")
+			if got, err := w.Box.Open(sealed, "ctx"); err != nil || string(got) != "s" {
+				t.Fatalf("box does not use secrets.key: %q %v", got, err)
+			}
+			if err := w.StartDelivery(context.Background(), "org_1", "whd_1"); err == nil {
+				t.Fatal("StartDelivery without a Temporal client did not fail")
+			}
+		})
 	}
 }

@@ -34,7 +34,7 @@ func New(c client.Client, d Deps) (*Workers, error) {
 	for _, q := range workflows.Queues {
 		byQueue[q] = sdkworker.New(c, q, sdkworker.Options{})
 	}
-	if err := register(byQueue, d); err != nil {
+	if err := register(byQueue, c, d); err != nil {
 		return nil, err
 	}
 	w := &Workers{}
@@ -45,11 +45,22 @@ func New(c client.Client, d Deps) (*Workers, error) {
 }
 
 // register is the one place that says which workflow and activity runs on which queue.
-func register(q map[string]sdkworker.Worker, d Deps) error {
+func register(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
 	orch := q[workflows.QueueOrchestration]
 	orch.RegisterWorkflowWithOptions(workflows.Ping, workflow.RegisterOptions{Name: "Ping"})
 	ping := &activities.Ping{Store: d.Store}
 	orch.RegisterActivityWithOptions(ping.CompletePing, activity.RegisterOptions{Name: workflows.ActivityCompletePing})
+
+	// Webhooks: the delivery ladder and its attempts, and publishing (any workflow's PublishEvent runs here).
+	hooks, err := activities.NewWebhooks(d.Config, d.Store, c, d.Logger)
+	if err != nil {
+		return err
+	}
+	wh := q[workflows.QueueWebhooks]
+	wh.RegisterWorkflowWithOptions(workflows.WebhookDelivery, workflow.RegisterOptions{Name: workflows.WebhookDeliveryName})
+	wh.RegisterActivityWithOptions(hooks.AttemptWebhookDelivery, activity.RegisterOptions{Name: workflows.ActivityAttemptWebhookDelivery})
+	wh.RegisterActivityWithOptions(hooks.DropWebhookDelivery, activity.RegisterOptions{Name: workflows.ActivityDropWebhookDelivery})
+	wh.RegisterActivityWithOptions(hooks.PublishEvent, activity.RegisterOptions{Name: workflows.ActivityPublishEvent})
 	return nil
 }
 
