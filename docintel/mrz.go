@@ -87,9 +87,11 @@ func ParseTD3(line1, line2 string, ref time.Time) (MRZ, error) {
 	m.Lines = [2]string{l1, l2}
 	m.DocumentCode = strings.TrimRight(l1[0:2], "<")
 	m.IssuingState = strings.TrimRight(l1[2:5], "<")
-	names := l1[5:44]
-	sur, given, _ := strings.Cut(names, "<<")
-	m.Surname = strings.ReplaceAll(strings.Trim(sur, "<"), "<", " ")
+	// Name parts are joined by '<', the surname ends with "<<", and after the given names
+	// only filler follows: whatever OCR read in the filler after the next "<<" is ignored.
+	sur, rest, _ := strings.Cut(strings.TrimLeft(l1[5:44], "<"), "<<")
+	given, _, _ := strings.Cut(strings.TrimLeft(rest, "<"), "<<")
+	m.Surname = strings.Join(strings.Fields(strings.ReplaceAll(sur, "<", " ")), " ")
 	m.GivenNames = strings.Join(strings.Fields(strings.ReplaceAll(given, "<", " ")), " ")
 	m.DocumentNumber = strings.TrimRight(l2[0:9], "<")
 	m.Nationality = strings.TrimRight(l2[10:13], "<")
