@@ -151,11 +151,11 @@ func (s *Store) GetWebhook(ctx context.Context, orgID, id string) (*WebhookSubsc
 	return &sub, nil
 }
 
-// ListWebhooks lists the organisation's subscriptions, newest first.
-func (s *Store) ListWebhooks(ctx context.Context, orgID string) ([]WebhookSubscription, error) {
-	var subs []WebhookSubscription
-	err := s.DB.WithContext(ctx).Where("org_id = ?", orgID).Order("id DESC").Find(&subs).Error
-	return subs, err
+// ListWebhooks returns one page of the organisation's subscriptions, newest
+// first; f.Q matches the URL.
+func (s *Store) ListWebhooks(ctx context.Context, orgID string, page Offset, f Filter) ([]WebhookSubscription, int64, error) {
+	return ListOffset[WebhookSubscription](ctx, s.DB, page, "created_at DESC, id DESC",
+		ForOrg(orgID), f.Scope(FilterColumns{Text: []string{"url"}}))
 }
 
 // WebhookPatch changes the fields that are set.
@@ -384,23 +384,14 @@ func (s *Store) DeliveryAttempts(ctx context.Context, orgID, deliveryID string) 
 	return as, err
 }
 
-// ListDeliveries lists a subscription's deliveries newest first, limit at a time
-// (1 to DeliveryHistory), after the delivery id cursor ("" for the first page).
-// next is the cursor of the following page, "" at the end.
-func (s *Store) ListDeliveries(ctx context.Context, orgID, subscriptionID, cursor string, limit int) (page []Delivery, next string, err error) {
-	limit = min(max(limit, 1), DeliveryHistory)
-	q := s.DB.WithContext(ctx).Where("org_id = ? AND subscription_id = ?", orgID, subscriptionID)
-	if cursor != "" {
-		q = q.Where("id < ?", cursor)
-	}
-	if err := q.Order("id DESC").Limit(limit + 1).Find(&page).Error; err != nil {
-		return nil, "", err
-	}
-	if len(page) > limit {
-		page = page[:limit]
-		next = page[limit-1].ID
-	}
-	return page, next, nil
+// ListDeliveries returns one page of a subscription's deliveries, newest first
+// (by created_at, then id), at most DeliveryHistory at a time, with the common
+// filters status (f.Status) and from/to (on created_at); next is nil at the end.
+func (s *Store) ListDeliveries(ctx context.Context, orgID, subscriptionID string, page CursorPage, f Filter) ([]Delivery, *Cursor, error) {
+	page.Limit = min(page.Limit, DeliveryHistory)
+	page.TimeColumn = "created_at"
+	return ListCursor(ctx, s.DB, page, func(d *Delivery) Cursor { return Cursor{Time: d.CreatedAt, ID: d.ID} },
+		ForOrg(orgID), Where("subscription_id = ?", subscriptionID), f.Scope(FilterColumns{Status: "status"}))
 }
 
 // PruneDeliveries deletes a subscription's finished deliveries (and their

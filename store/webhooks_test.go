@@ -100,11 +100,11 @@ func TestWebhookSubscriptions(t *testing.T) {
 				t.Errorf("events %v: err = %v", bad, err)
 			}
 		}
-		list, err := s.ListWebhooks(ctx, org)
-		if err != nil || len(list) != 2 {
-			t.Fatalf("ListWebhooks = %d, %v", len(list), err)
+		list, total, err := s.ListWebhooks(ctx, org, store.Offset{Page: 1, Limit: 20}, store.Filter{})
+		if err != nil || len(list) != 2 || total != 2 {
+			t.Fatalf("ListWebhooks = %d of %d, %v", len(list), total, err)
 		}
-		if l, _ := s.ListWebhooks(ctx, other); len(l) != 0 {
+		if l, _, _ := s.ListWebhooks(ctx, other, store.Offset{Page: 1, Limit: 20}, store.Filter{}); len(l) != 0 {
 			t.Fatal("other org lists our webhooks")
 		}
 
@@ -361,8 +361,9 @@ func TestDeliveryHistory(t *testing.T) {
 			if i == 1 {
 				status = webhook.StatusFailed // still in flight: kept although old
 			}
-			rows = append(rows, store.Delivery{ID: ids.NewAt(ids.Delivery, base.Add(time.Duration(i)*time.Second)), OrgID: org,
-				SubscriptionID: sub.ID, EventID: "evt_x", EventName: events.DocumentFailed, Status: status})
+			at := base.Add(time.Duration(i) * time.Second)
+			rows = append(rows, store.Delivery{ID: ids.NewAt(ids.Delivery, at), OrgID: org,
+				SubscriptionID: sub.ID, EventID: "evt_x", EventName: events.DocumentFailed, Status: status, CreatedAt: at})
 		}
 		if err := s.DB.CreateInBatches(rows, 100).Error; err != nil {
 			t.Fatal(err)
@@ -387,14 +388,14 @@ func TestDeliveryHistory(t *testing.T) {
 
 		// Cursor pages, newest first, never more than 200.
 		var all []store.Delivery
-		cursor := ""
+		var cursor *store.Cursor
 		for page := 0; ; page++ {
-			got, next, err := s.ListDeliveries(ctx, org, sub.ID, cursor, 75)
+			got, next, err := s.ListDeliveries(ctx, org, sub.ID, store.CursorPage{Limit: 75, After: cursor}, store.Filter{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			all = append(all, got...)
-			if next == "" {
+			if next == nil {
 				break
 			}
 			cursor = next
@@ -410,10 +411,14 @@ func TestDeliveryHistory(t *testing.T) {
 				t.Fatalf("not newest first at %d", i)
 			}
 		}
-		if got, _, _ := s.ListDeliveries(ctx, org, sub.ID, "", 1000); len(got) != store.DeliveryHistory {
+		if got, _, _ := s.ListDeliveries(ctx, org, sub.ID, store.CursorPage{Limit: 1000}, store.Filter{}); len(got) != store.DeliveryHistory {
 			t.Fatalf("limit 1000 gave %d rows, want %d", len(got), store.DeliveryHistory)
 		}
-		if got, _, _ := s.ListDeliveries(ctx, newOrg(t, s), sub.ID, "", 10); len(got) != 0 {
+		failed, _, err := s.ListDeliveries(ctx, org, sub.ID, store.CursorPage{Limit: 10}, store.Filter{Status: []string{"failed"}})
+		if err != nil || len(failed) != 1 || failed[0].ID != rows[1].ID {
+			t.Fatalf("status filter: %d rows, %v", len(failed), err)
+		}
+		if got, _, _ := s.ListDeliveries(ctx, newOrg(t, s), sub.ID, store.CursorPage{Limit: 10}, store.Filter{}); len(got) != 0 {
 			t.Fatal("other org lists the deliveries")
 		}
 	})
