@@ -183,7 +183,7 @@ func prepareDatabase(o Options) (*config.SQL, error) {
 }
 
 func serverConfig(o Options, sqlConf *config.SQL) (*config.Config, map[primitives.ServiceName]static.Hosts, error) {
-	ports, err := freePorts(o.IP, 6)
+	ports, err := freePorts(o.IP, 7)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -201,7 +201,7 @@ func serverConfig(o Options, sqlConf *config.SQL) (*config.Config, map[primitive
 		MasterClusterName:        "active",
 		CurrentClusterName:       "active",
 		ClusterInformation: map[string]cluster.ClusterInformation{
-			"active": {Enabled: true, InitialFailoverVersion: 1, RPCAddress: frontend, ClusterID: "svc-dev"},
+			"active": {Enabled: true, InitialFailoverVersion: 1, RPCAddress: frontend, ClusterID: devClusterID},
 		},
 	}
 	conf.DCRedirectionPolicy.Policy = "noop"
@@ -213,7 +213,7 @@ func serverConfig(o Options, sqlConf *config.SQL) (*config.Config, map[primitive
 		return s
 	}
 	conf.Services = map[string]config.Service{
-		"frontend": service(o.Port, ports[0]),
+		"frontend": frontendService(service(o.Port, ports[0]), ports[6]),
 		"history":  service(ports[1], ports[2]),
 		"matching": service(ports[3], ports[4]),
 		"worker":   service(ports[5], 0),
@@ -230,6 +230,15 @@ func serverConfig(o Options, sqlConf *config.SQL) (*config.Config, map[primitive
 		primitives.WorkerService:   static.SingleLocalHost(net.JoinHostPort(o.IP, strconv.Itoa(ports[5]))),
 	}
 	return &conf, hosts, nil
+}
+
+// devClusterID is the embedded cluster's fixed id (a UUID, as Temporal expects).
+const devClusterID = "5b4bc3a5-2c1d-4a5e-9f36-7d1f0e6a9c21"
+
+// frontendService adds the frontend's HTTP API port (Temporal's HTTP API and Nexus endpoints).
+func frontendService(s config.Service, httpPort int) config.Service {
+	s.RPC.HTTPPort = httpPort
+	return s
 }
 
 // freePorts asks the kernel for n distinct free ports on ip.
