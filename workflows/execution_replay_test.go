@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/api/temporalproto"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
