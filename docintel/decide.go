@@ -128,6 +128,7 @@ func Decide(x *Extraction, threshold float64) *Decision {
 	}
 	if counted == 0 {
 		score = 0
+		d.Flags = append(d.Flags, "no_fields")
 	}
 	d.ConfidenceScore = round3(score)
 	d.Status = StatusRequiresReview

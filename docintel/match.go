@@ -77,6 +77,10 @@ func tokenMatch(got, want string) (exact, ok bool) {
 	if got == want {
 		return true, true
 	}
+	got, want = ocrCanon.Replace(got), ocrCanon.Replace(want)
+	if got == want {
+		return false, true
+	}
 	allowed := 0
 	switch {
 	case len(want) >= 8:
@@ -86,6 +90,10 @@ func tokenMatch(got, want string) (exact, ok bool) {
 	}
 	return false, allowed > 0 && abs(len(got)-len(want)) <= allowed && editDistance(got, want) <= allowed
 }
+
+// ocrCanon folds the character confusions OCR makes in printed labels ("rn" read for
+// "m", "vv" for "w", digits for look-alike letters) before labels are compared.
+var ocrCanon = strings.NewReplacer("RN", "M", "VV", "W", "0", "O", "1", "I", "5", "S", "8", "B")
 
 // labelHit is where a label was found on a line.
 type labelHit struct {

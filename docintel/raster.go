@@ -28,7 +28,13 @@ var codecs = map[Format]codec{
 
 // decodeImage decodes an image after checking its declared size against maxPixels, so a
 // small file declaring a huge canvas (a decompression bomb) is refused before allocation.
-func decodeImage(f Format, data []byte, maxPixels int) (image.Image, error) {
+func decodeImage(f Format, data []byte, maxPixels int) (img image.Image, err error) {
+	// A decoder bug must not take the worker down with a hostile file.
+	defer func() {
+		if r := recover(); r != nil {
+			img, err = nil, fmt.Errorf("%s decoder failed: %v", f, r)
+		}
+	}()
 	c, ok := codecs[f]
 	if !ok {
 		return nil, fmt.Errorf("not an image format: %q", f)
