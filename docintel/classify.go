@@ -9,7 +9,8 @@ import (
 type Classification struct {
 	// Type is a built-in type, a matching template's Type, or TypeUnknown.
 	Type string `json:"type"`
-	// Confidence (0..1) is the winner's score, lowered when the runner-up is close.
+	// Confidence (0..1) is the winner's score, lowered when the runner-up is close; for
+	// TypeUnknown it is 1 − the best candidate's score (how clearly nothing matched).
 	Confidence float64 `json:"confidence"`
 	// TemplateID and MatchConfidence are set when a custom template won.
 	TemplateID      string  `json:"templateId,omitempty"`

@@ -188,8 +188,12 @@ func headerLine(lines []Line, first ...string) Field {
 		}
 		tok := normToken(l.Words[0].Text)
 		for _, f := range first {
-			if _, ok := tokenMatch(tok, f); ok {
-				return textField(Field{Value: l.Text(), OCRConfidence: minConf(l.Words), Label: LabelExact}, false)
+			if exact, ok := tokenMatch(tok, f); ok {
+				m := LabelFuzzy
+				if exact {
+					m = LabelExact
+				}
+				return textField(Field{Value: l.Text(), OCRConfidence: minConf(l.Words), Label: m}, false)
 			}
 		}
 	}

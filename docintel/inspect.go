@@ -132,7 +132,8 @@ func (e *Engine) pdfOpens(ctx context.Context, stage Stage, path string, pw Pass
 		return true, stageErr(stage, ErrPasswordRequired, "the password for the encrypted PDF is incorrect", nil)
 	case res.code == 3:
 		return true, nil
-	case res.code == 2 && len(bytes.TrimSpace(res.stderr)) == 0:
+	case res.code == 2 && !qpdfFailed(res.stderr):
+		// Not encrypted (silently, or with warnings about damage qpdf can repair).
 		return false, nil
 	default:
 		return false, toolError(stage, ErrCorrupt, "the PDF cannot be read", "qpdf", res)
@@ -146,4 +147,15 @@ func qpdfPasswordArgs(pw Password) ([]string, []byte) {
 		return nil, nil
 	}
 	return []string{"--password-file=-"}, []byte(string(pw) + "\n")
+}
+
+// qpdfFailed reports whether qpdf's stderr holds an error ("qpdf: <file>: <message>"), not
+// only warnings ("WARNING: ...") about damage it repaired.
+func qpdfFailed(stderr []byte) bool {
+	for _, l := range strings.Split(string(stderr), "\n") {
+		if strings.HasPrefix(l, "qpdf: ") && !strings.Contains(l, "succeeded with warnings") {
+			return true
+		}
+	}
+	return false
 }

@@ -128,6 +128,10 @@ func TestInspect(t *testing.T) {
 	if err != nil || !in.Encrypted || in.UserPassword {
 		t.Errorf("owner-only inspection = %+v, %v", in, err)
 	}
+	in, err = e.Inspect(ctx, fixtures.DamagedPDF(t), "")
+	if err != nil || !in.Repaired {
+		t.Errorf("a damaged but repairable PDF: %+v, %v", in, err)
+	}
 	in, err = e.Inspect(ctx, fixtures.NPWPPhotoPNG(t), "")
 	if err != nil || in.Format != docintel.FormatPNG || in.Width == 0 || in.Pages != 1 {
 		t.Errorf("png inspection = %+v, %v", in, err)
