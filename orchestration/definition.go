@@ -431,6 +431,7 @@ func jsonProblem(err error) string {
 
 func sortedKeysOf[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
+	//workflowcheck:ignore (sorted below)
 	for k := range m {
 		keys = append(keys, k)
 	}

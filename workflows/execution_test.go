@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
@@ -708,5 +709,25 @@ func TestExecutionDefinitionProblems(t *testing.T) {
 				t.Errorf("steps recorded: %v", f.stepLog())
 			}
 		})
+	}
+}
+
+func TestExecutionStartOptions(t *testing.T) {
+	o := ExecutionStartOptions(testInput)
+	if o.ID != testInput.ExecutionID || o.TaskQueue != QueueOrchestration || o.StaticSummary != "payout v2 · ext-1" {
+		t.Errorf("options = %+v", o)
+	}
+	if o.WorkflowIDConflictPolicy != enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING || o.WorkflowIDReusePolicy != enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE {
+		t.Errorf("policies = %v, %v", o.WorkflowIDConflictPolicy, o.WorkflowIDReusePolicy)
+	}
+	for key, want := range map[temporal.SearchAttributeKeyKeyword]string{AttrOrgID: "org_test", AttrWorkflowSlug: "payout", AttrExternalID: "ext-1"} {
+		if got, ok := o.TypedSearchAttributes.GetKeyword(key); !ok || got != want {
+			t.Errorf("search attribute %s = %q, %v; want %q", key.GetName(), got, ok, want)
+		}
+	}
+	in := testInput
+	in.ExternalID = ""
+	if _, ok := ExecutionStartOptions(in).TypedSearchAttributes.GetKeyword(AttrExternalID); ok {
+		t.Error("ExternalId set without an externalId")
 	}
 }
