@@ -159,6 +159,3 @@ func (r *ConfigReader) Finish() {
 		}
 	}
 }
-
-// ok reports whether nothing was recorded under this reader's path.
-func (r *ConfigReader) ok() bool { return !r.c.errs.Has(r.path) }

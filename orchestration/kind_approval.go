@@ -38,7 +38,7 @@ func (HumanApproval) Routes() Routes {
 func (HumanApproval) Compile(r *ConfigReader) Step {
 	s := &approvalStep{}
 	if s.label = r.Template("actionLabel", true); s.label != nil {
-		if !textual(s.label.root) || strings.TrimSpace(s.label.literalPrefix()) == "" && s.label.IsLiteral() {
+		if v, literal := s.label.Literal(); !textual(s.label.root) || literal && strings.TrimSpace(Text(v)) == "" {
 			r.Errorf("actionLabel", "must be a non-empty string")
 		}
 	}

@@ -198,12 +198,6 @@ func (t *Template) Eval(env Env) (any, error) {
 	return t.root.eval(env)
 }
 
-// IsLiteral reports whether the template holds no expression.
-func (t *Template) IsLiteral() bool {
-	_, ok := t.root.(literalNode)
-	return ok
-}
-
 // Literal returns the template's value when it holds no expression at its top level.
 func (t *Template) Literal() (any, bool) {
 	l, ok := t.root.(literalNode)
