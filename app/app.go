@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"time"
@@ -26,6 +27,8 @@ type App struct {
 	Store    *store.Store
 	Temporal client.Client
 	Registry *prometheus.Registry
+
+	metricsCloser io.Closer
 }
 
 // Options control Open.
@@ -56,23 +59,27 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger, o Option
 		_ = st.Close()
 		return nil, errors.New("config: temporal.address (SVC_TEMPORAL_ADDRESS) is required")
 	}
-	tc, err := dialTemporal(ctx, addr, cfg.Temporal.Namespace, logger)
+	reg := prometheus.NewRegistry()
+	mh, mclose := sdkMetrics(reg, logger)
+	tc, err := dialTemporal(ctx, client.Options{
+		HostPort:       addr,
+		Namespace:      cfg.Temporal.Namespace,
+		Logger:         newSDKLogger(logger.With("component", "temporal-sdk")),
+		MetricsHandler: mh,
+	})
 	if err != nil {
+		_ = mclose.Close()
 		_ = st.Close()
 		return nil, err
 	}
-	return &App{Config: cfg, Logger: logger, Store: st, Temporal: tc, Registry: prometheus.NewRegistry()}, nil
+	return &App{Config: cfg, Logger: logger, Store: st, Temporal: tc, Registry: reg, metricsCloser: mclose}, nil
 }
 
-func dialTemporal(ctx context.Context, addr, namespace string, logger *slog.Logger) (client.Client, error) {
+func dialTemporal(ctx context.Context, opts client.Options) (client.Client, error) {
 	var lastErr error
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		c, err := client.DialContext(ctx, client.Options{
-			HostPort:  addr,
-			Namespace: namespace,
-			Logger:    newSDKLogger(logger.With("component", "temporal-sdk")),
-		})
+		c, err := client.DialContext(ctx, opts)
 		if err == nil {
 			return c, nil
 		}
@@ -83,7 +90,7 @@ func dialTemporal(ctx context.Context, addr, namespace string, logger *slog.Logg
 		case <-time.After(time.Second):
 		}
 	}
-	return nil, fmt.Errorf("temporal at %s: %w", addr, lastErr)
+	return nil, fmt.Errorf("temporal at %s: %w", opts.HostPort, lastErr)
 }
 
 // API builds the HTTP API.
@@ -111,5 +118,6 @@ func (a *App) ServeAPI(ctx context.Context, addr string, ready func(net.Addr)) e
 // Close releases the Temporal client and the database.
 func (a *App) Close() {
 	a.Temporal.Close()
+	_ = a.metricsCloser.Close()
 	_ = a.Store.Close()
 }

@@ -3,9 +3,11 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,7 +79,10 @@ func TestDevStackRunsAndSurvivesRestart(t *testing.T) {
 	if g.data(t)["echo"] != "hello temporal" {
 		t.Fatalf("echo = %v", g.data(t)["echo"])
 	}
-	// The run is in Temporal, findable by its search attributes.
+	// The run is in Temporal, completed, findable by its search attributes.
+	if err := s.App.Temporal.GetWorkflow(context.Background(), id, "").Get(context.Background(), nil); err != nil {
+		t.Fatalf("workflow %s: %v", id, err)
+	}
 	desc, err := s.App.Temporal.DescribeWorkflowExecution(context.Background(), id, "")
 	if err != nil {
 		t.Fatalf("describe %s: %v", id, err)
@@ -110,6 +115,19 @@ func TestDevStackRunsAndSurvivesRestart(t *testing.T) {
 	if desc2.GetWorkflowExecutionInfo().GetStatus().String() != "Completed" {
 		t.Fatalf("after restart temporal status = %s", desc2.GetWorkflowExecutionInfo().GetStatus())
 	}
+	// /metrics exposes the API's and the Temporal SDK's metrics from one registry.
+	m, err := http.Get(s2.BaseURL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, _ := io.ReadAll(m.Body)
+	m.Body.Close()
+	for _, want := range []string{"svc_http_requests_total", "temporal_"} {
+		if !strings.Contains(string(mb), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+
 	// And the restarted worker still runs new work.
 	r3 := c2.do("POST", "/api/pings", map[string]any{"message": "again"})
 	if r3.Status != 202 {

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,7 +53,12 @@ func boot(t *testing.T, dataDir string, o bootOptions) *devstack.Stack {
 	if os.Getenv("SVC_TEST_VERBOSE") != "" {
 		level = slog.LevelDebug
 	}
-	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: level}))
+	// Every log line, at every level, is scanned: no secret may ever be logged.
+	logs := &secretScanner{}
+	logger := slog.New(teeHandler{
+		slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}),
+		slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: level}),
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s, err := devstack.Start(ctx, cfg, logger)
@@ -62,8 +69,59 @@ func boot(t *testing.T, dataDir string, o bootOptions) *devstack.Stack {
 		if err := s.Stop(); err != nil {
 			t.Errorf("stop: %v", err)
 		}
+		if leak := logs.leak(); leak != "" {
+			t.Errorf("a secret was logged: %s", leak)
+		}
 	})
 	return s
+}
+
+// secretScanner records log output and finds API keys or webhook secrets in it.
+type secretScanner struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *secretScanner) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *secretScanner) leak() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, line := range strings.Split(s.buf.String(), "\n") {
+		if strings.Contains(line, "svc_sk_") || strings.Contains(line, "svc_whsec_") || strings.Contains(strings.ToLower(line), "authorization: bearer") {
+			return line
+		}
+	}
+	return ""
+}
+
+// teeHandler sends every record to a (the scanner, at debug level) and to b (the test log).
+type teeHandler struct{ a, b slog.Handler }
+
+func (h teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.a.Enabled(ctx, l) || h.b.Enabled(ctx, l)
+}
+
+func (h teeHandler) Handle(ctx context.Context, r slog.Record) error {
+	if h.a.Enabled(ctx, r.Level) {
+		_ = h.a.Handle(ctx, r.Clone())
+	}
+	if h.b.Enabled(ctx, r.Level) {
+		return h.b.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h teeHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return teeHandler{h.a.WithAttrs(as), h.b.WithAttrs(as)}
+}
+
+func (h teeHandler) WithGroup(name string) slog.Handler {
+	return teeHandler{h.a.WithGroup(name), h.b.WithGroup(name)}
 }
 
 type testWriter struct{ t *testing.T }
