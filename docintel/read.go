@@ -38,11 +38,13 @@ func (e *Engine) imageText(ctx context.Context, f Format, data []byte) (*TextRes
 		return nil, err
 	}
 	defer cleanup()
-	lines, rot, err := e.ocrPage(ctx, dir, toGray(img), 1)
+	// Turn the picture as the camera said it was held before reading it.
+	exif := exifRotation(f, data)
+	lines, rot, err := e.ocrPage(ctx, dir, rotateGray(toGray(img), exif), 1)
 	if err != nil {
 		return nil, err
 	}
-	t := &TextResult{Source: SourceOCR, Pages: 1, OCRPages: 1, Rotation: rot, Lines: lines}
+	t := &TextResult{Source: SourceOCR, Pages: 1, OCRPages: 1, Rotation: (exif + rot) % 360, Lines: lines}
 	t.finish()
 	return t, nil
 }

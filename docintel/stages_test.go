@@ -51,6 +51,7 @@ func TestFixturesThroughStages(t *testing.T) {
 		{name: "npwp scanned pdf", data: fixtures.NPWPScanPDF, wantSource: docintel.SourceOCR, wantType: "npwp", wantFields: npwp},
 		{name: "npwp degraded scan", data: fixtures.NPWPDegradedScanPDF, wantSource: docintel.SourceOCR, wantType: "npwp", wantFields: map[string]string{"npwp_number": npwp["npwp_number"], "name": npwp["name"]}},
 		{name: "npwp rotated photo", data: fixtures.NPWPRotatedPhotoJPEG, wantSource: docintel.SourceOCR, wantType: "npwp", wantFields: npwp, wantRotate: true},
+		{name: "npwp phone photo with EXIF orientation", data: fixtures.NPWPPhoneJPEG, wantSource: docintel.SourceOCR, wantType: "npwp", wantFields: npwp, wantRotate: true},
 		{name: "npwp tiff", data: fixtures.NPWPTIFF, wantSource: docintel.SourceOCR, wantType: "npwp", wantFields: npwp},
 		{name: "aes-256 pdf with its user password", data: fixtures.NPWPEncryptedPDF, password: fixtures.UserPassword, wantSource: docintel.SourceTextLayer, wantType: "npwp", wantStatus: docintel.StatusExtracted, wantFields: npwp},
 		{name: "aes-256 pdf without password", data: fixtures.NPWPEncryptedPDF, wantErr: docintel.ErrPasswordRequired, wantStage: docintel.StageInspect},

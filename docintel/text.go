@@ -58,7 +58,7 @@ type TextResult struct {
 	// OCRPages is how many of them were OCR'd.
 	OCRPages int `json:"ocrPages"`
 	// Rotation is the clockwise rotation in degrees applied to the first OCR'd page
-	// (0, 90, 180 or 270) after orientation detection.
+	// (0, 90, 180 or 270): the camera's EXIF orientation plus orientation detection.
 	Rotation int    `json:"rotation"`
 	Lines    []Line `json:"lines"`
 	// MeanConfidence is the mean word confidence (0..1).
