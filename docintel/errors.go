@@ -80,6 +80,16 @@ func StageOf(err error) Stage {
 	return ""
 }
 
+// Message returns the message to show for err (document.failed's errorMessage): a stage
+// error's Msg, which never holds a password or a file path, or a generic text.
+func Message(err error) string {
+	var se *Error
+	if errors.As(err, &se) {
+		return se.Msg
+	}
+	return "the document could not be processed"
+}
+
 func stageErr(stage Stage, kind error, msg string, cause error) *Error {
 	return &Error{Stage: stage, Kind: kind, Msg: msg, Err: cause}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +75,9 @@ func TestFixturesThroughStages(t *testing.T) {
 				}
 				if got := docintel.StageOf(err); got != tt.wantStage {
 					t.Errorf("stage = %q, want %q", got, tt.wantStage)
+				}
+				if msg := docintel.Message(err); msg == "" || strings.Contains(msg, "/tmp") || strings.Contains(msg, "wrong") {
+					t.Errorf("message %q shows a path or the password", msg)
 				}
 				if !docintel.IsPermanent(err) {
 					t.Errorf("%v should be permanent (no retry)", err)
