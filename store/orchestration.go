@@ -310,3 +310,69 @@ func (s *Store) DecideApproval(ctx context.Context, orgID, id string, end Approv
 		Updates(map[string]any{"status": end.Status, "decided_by": end.DecidedBy, "comment": end.Comment,
 			"timed_out": end.TimedOut, "decided_at": decided}).Error
 }
+
+// ListWorkflows returns one page of the organisation's workflows, newest first; f.Q matches
+// the slug and the name, from/to bound created_at.
+func (s *Store) ListWorkflows(ctx context.Context, orgID string, page Offset, f Filter) ([]Workflow, int64, error) {
+	return ListOffset[Workflow](ctx, s.DB, page, "created_at DESC, id DESC",
+		ForOrg(orgID), f.Scope(FilterColumns{Text: []string{"slug", "name"}}))
+}
+
+// ExecutionQuery selects executions: the common filters (status, from/to on created_at,
+// externalId, q matching the id, the workflow slug and the externalId) and, when Workflow is
+// set, one workflow by id or slug.
+type ExecutionQuery struct {
+	Filter   Filter
+	Workflow string
+}
+
+func (q ExecutionQuery) scopes(orgID string) []Scope {
+	scopes := []Scope{ForOrg(orgID), q.Filter.Scope(FilterColumns{
+		Text: []string{"id", "workflow_slug", "external_id"}, Status: "status", ExternalID: "external_id",
+	})}
+	if q.Workflow != "" {
+		scopes = append(scopes, Where("(workflow_id = ? OR workflow_slug = ?)", q.Workflow, q.Workflow))
+	}
+	return scopes
+}
+
+// ListExecutions returns one page of the organisation's executions, newest first (created_at,
+// then id), and the cursor of the next page (nil at the end).
+func (s *Store) ListExecutions(ctx context.Context, orgID string, page CursorPage, q ExecutionQuery) ([]Execution, *Cursor, error) {
+	page.TimeColumn = "created_at"
+	return ListCursor(ctx, s.DB, page, func(e *Execution) Cursor { return Cursor{Time: e.CreatedAt, ID: e.ID} }, q.scopes(orgID)...)
+}
+
+// CountExecutions counts the executions q selects per status, ignoring q's status filter, so
+// the counts of every status show next to a page filtered to one (summary=true).
+func (s *Store) CountExecutions(ctx context.Context, orgID string, q ExecutionQuery) (map[string]int64, error) {
+	q.Filter.Status = nil
+	return CountBy[Execution](ctx, s.DB, "status", q.scopes(orgID)...)
+}
+
+// DeletePendingExecution removes an execution that is still pending: the API stored it but
+// could not start its workflow. An execution that has started is left alone.
+func (s *Store) DeletePendingExecution(ctx context.Context, orgID, id string) error {
+	return s.DB.WithContext(ctx).Where("org_id = ? AND id = ? AND status = ?", orgID, id, orchestration.ExecutionPending).
+		Delete(&Execution{}).Error
+}
+
+// ApprovalQuery selects approvals: status, from/to on created_at, and optionally the assignee
+// (assignTo, exactly as the node names it) and the execution.
+type ApprovalQuery struct {
+	Filter      Filter
+	AssignTo    string
+	ExecutionID string
+}
+
+// ListApprovals returns one page of the organisation's approvals, newest first, and their total.
+func (s *Store) ListApprovals(ctx context.Context, orgID string, page Offset, q ApprovalQuery) ([]Approval, int64, error) {
+	scopes := []Scope{ForOrg(orgID), q.Filter.Scope(FilterColumns{Text: []string{"action_label"}, Status: "status"})}
+	if q.AssignTo != "" {
+		scopes = append(scopes, Where("assign_to = ?", q.AssignTo))
+	}
+	if q.ExecutionID != "" {
+		scopes = append(scopes, Where("execution_id = ?", q.ExecutionID))
+	}
+	return ListOffset[Approval](ctx, s.DB, page, "created_at DESC, id DESC", scopes...)
+}

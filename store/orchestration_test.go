@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -188,6 +189,143 @@ func TestStepsAndApprovals(t *testing.T) {
 		}
 		if err := s.DecideApproval(ctx, org, a.ID, store.ApprovalEnd{Status: orchestration.ApprovalPending}); err == nil {
 			t.Error("DecideApproval accepted pending")
+		}
+	})
+}
+
+func TestOrchestrationLists(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		org, other := newOrg(t, s), newOrg(t, s)
+		for _, slug := range []string{"payout", "kyc-review"} {
+			if _, _, err := s.CreateWorkflow(ctx, org, slug, "Flow "+slug, testDefinition, "usr_1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, _, err := s.CreateWorkflow(ctx, other, "payout", "Theirs", testDefinition, "usr_2"); err != nil {
+			t.Fatal(err)
+		}
+		wfs, total, err := s.ListWorkflows(ctx, org, store.Offset{Page: 1, Limit: 10}, store.Filter{Q: "KYC"})
+		if err != nil || total != 1 || len(wfs) != 1 || wfs[0].Slug != "kyc-review" {
+			t.Fatalf("ListWorkflows(q=KYC) = %+v, %d, %v", wfs, total, err)
+		}
+
+		// Five executions a minute apart, oldest first: statuses and externalIds vary.
+		at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+		statuses := []string{orchestration.ExecutionPending, orchestration.ExecutionRunning, orchestration.ExecutionSucceeded,
+			orchestration.ExecutionSucceeded, orchestration.ExecutionFailed}
+		var exes []*store.Execution
+		for i, status := range statuses {
+			slug := "payout"
+			if i == 4 {
+				slug = "kyc-review"
+			}
+			e := &store.Execution{ID: ids.NewAt(ids.Execution, at), OrgID: org, WorkflowID: "wkf_" + slug, WorkflowSlug: slug,
+				WorkflowVersion: 1, ExternalID: fmt.Sprintf("order-%d", i), CreatedAt: at.Add(time.Duration(i) * time.Minute)}
+			if err := s.CreateExecution(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			if status != orchestration.ExecutionPending {
+				if err := s.MarkExecutionRunning(ctx, e, e.CreatedAt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if orchestration.Terminal(status) {
+				if err := s.FinishExecution(ctx, org, e.ID, store.ExecutionEnd{Status: status, CompletedAt: e.CreatedAt}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			exes = append(exes, e)
+		}
+		foreign := &store.Execution{ID: ids.New(ids.Execution), OrgID: other, WorkflowID: "wkf_payout", WorkflowSlug: "payout", WorkflowVersion: 1}
+		if err := s.CreateExecution(ctx, foreign); err != nil {
+			t.Fatal(err)
+		}
+
+		// Two pages of two and a last one of one, newest first, nothing of the other organisation.
+		var seen []string
+		page := store.CursorPage{Limit: 2}
+		for n := 0; ; n++ {
+			rows, next, err := s.ListExecutions(ctx, org, page, store.ExecutionQuery{})
+			if err != nil || n > 3 {
+				t.Fatalf("ListExecutions page %d: %v", n, err)
+			}
+			for _, r := range rows {
+				seen = append(seen, r.ID)
+			}
+			if next == nil {
+				break
+			}
+			page.After = next
+		}
+		want := []string{exes[4].ID, exes[3].ID, exes[2].ID, exes[1].ID, exes[0].ID}
+		if fmt.Sprint(seen) != fmt.Sprint(want) {
+			t.Fatalf("pages = %v, want %v", seen, want)
+		}
+
+		from := at.Add(3 * time.Minute)
+		tests := []struct {
+			name string
+			q    store.ExecutionQuery
+			want []string
+		}{
+			{"status", store.ExecutionQuery{Filter: store.Filter{Status: []string{"succeeded", "failed"}}}, want[:3]},
+			{"externalId", store.ExecutionQuery{Filter: store.Filter{ExternalID: "order-1"}}, []string{exes[1].ID}},
+			{"q matches the slug", store.ExecutionQuery{Filter: store.Filter{Q: "kyc"}}, []string{exes[4].ID}},
+			{"workflow by slug", store.ExecutionQuery{Workflow: "kyc-review"}, []string{exes[4].ID}},
+			{"workflow by id", store.ExecutionQuery{Workflow: "wkf_payout"}, want[1:]},
+			{"from", store.ExecutionQuery{Filter: store.Filter{From: &from}}, want[:2]},
+		}
+		for _, tt := range tests {
+			rows, _, err := s.ListExecutions(ctx, org, store.CursorPage{Limit: 10}, tt.q)
+			var got []string
+			for _, r := range rows {
+				got = append(got, r.ID)
+			}
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("%s: got %v, %v; want %v", tt.name, got, err, tt.want)
+			}
+		}
+		counts, err := s.CountExecutions(ctx, org, store.ExecutionQuery{Filter: store.Filter{Status: []string{"failed"}}, Workflow: "payout"})
+		if err != nil || fmt.Sprint(counts) != "map[pending:1 running:1 succeeded:2]" {
+			t.Errorf("CountExecutions = %v, %v", counts, err)
+		}
+
+		// Only a pending execution can be deleted (a start that failed).
+		for _, e := range []*store.Execution{exes[0], exes[1]} {
+			if err := s.DeletePendingExecution(ctx, org, e.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.GetExecution(ctx, org, exes[0].ID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("pending execution still there: %v", err)
+		}
+		if _, err := s.GetExecution(ctx, org, exes[1].ID); err != nil {
+			t.Errorf("running execution deleted: %v", err)
+		}
+
+		for i, assignTo := range []string{"role:reviewer", "role:reviewer", "role:admin"} {
+			a := &store.Approval{ID: ids.New(ids.Approval), OrgID: org, ExecutionID: exes[i].ID, StepID: ids.New(ids.Step), NodeID: "review",
+				ActionLabel: "Approve", AssignTo: assignTo, CreatedAt: at.Add(time.Duration(i) * time.Minute)}
+			if err := s.CreateApproval(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				if err := s.DecideApproval(ctx, org, a.ID, store.ApprovalEnd{Status: orchestration.ApprovalApproved, DecidedBy: "usr_2", DecidedAt: at}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		aps, total, err := s.ListApprovals(ctx, org, store.Offset{Page: 1, Limit: 10},
+			store.ApprovalQuery{Filter: store.Filter{Status: []string{"pending"}}, AssignTo: "role:reviewer"})
+		if err != nil || total != 1 || aps[0].ExecutionID != exes[1].ID {
+			t.Errorf("pending reviewer approvals = %+v, %d, %v", aps, total, err)
+		}
+		if _, total, _ := s.ListApprovals(ctx, other, store.Offset{Page: 1, Limit: 10}, store.ApprovalQuery{}); total != 0 {
+			t.Errorf("another organisation lists %d approvals", total)
+		}
+		if _, total, _ := s.ListApprovals(ctx, org, store.Offset{Page: 1, Limit: 10}, store.ApprovalQuery{ExecutionID: exes[2].ID}); total != 1 {
+			t.Errorf("approvals of one execution: %d", total)
 		}
 	})
 }
