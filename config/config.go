@@ -58,6 +58,7 @@ type TemporalConfig struct {
 	Namespace string        `mapstructure:"namespace"`
 	Port      int           `mapstructure:"port"`
 	UIPort    int           `mapstructure:"ui_port"`
+	UIURL     string        `mapstructure:"ui_url"`
 	Retention time.Duration `mapstructure:"retention"`
 }
 
@@ -136,6 +137,7 @@ var keys = []Key{
 	{"temporal.namespace", "default", "Temporal namespace"},
 	{"temporal.port", 7233, "gRPC port of the embedded Temporal server (svc dev)"},
 	{"temporal.ui_port", 8233, "port of the embedded Temporal UI (svc dev)"},
+	{"temporal.ui_url", "", "Temporal UI base URL for the run links of GET /api/executions/{id}; empty means http://127.0.0.1:<temporal.ui_port> when svc runs the embedded server, none otherwise"},
 	{"temporal.retention", 7 * 24 * time.Hour, "history retention of closed runs in the embedded Temporal (svc dev)"},
 	{"log.format", "text", "log format: text or json"},
 	{"log.level", "info", "log level: debug, info, warn or error"},
@@ -344,10 +346,11 @@ func (c *Config) Validate() error {
 	if _, err := netip.ParseAddrPort(c.HTTP.Addr); err != nil && !strings.HasPrefix(c.HTTP.Addr, ":") && !strings.Contains(c.HTTP.Addr, "localhost:") {
 		bad("http.addr", "must be host:port, got %q", c.HTTP.Addr)
 	}
-	if c.HTTP.PublicURL != "" {
-		if u, err := url.Parse(c.HTTP.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad("http.public_url", "must be an http(s) URL, got %q", c.HTTP.PublicURL)
-		}
+	if c.HTTP.PublicURL != "" && !isHTTPURL(c.HTTP.PublicURL) {
+		bad("http.public_url", "must be an http(s) URL, got %q", c.HTTP.PublicURL)
+	}
+	if c.Temporal.UIURL != "" && !isHTTPURL(c.Temporal.UIURL) {
+		bad("temporal.ui_url", "must be an http(s) URL, got %q", c.Temporal.UIURL)
 	}
 	if c.HTTP.MaxBodyBytes <= 0 {
 		bad("http.max_body_bytes", "must be positive")
@@ -436,6 +439,24 @@ func (c *Config) BaseURL() string {
 		return strings.TrimRight(c.HTTP.PublicURL, "/")
 	}
 	return "http://" + c.HTTP.Addr
+}
+
+// isHTTPURL reports whether s is an absolute http or https URL with a host.
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// TemporalUIURL is the Temporal UI's base URL: temporal.ui_url, or the embedded UI's when svc
+// runs the embedded server (temporal.address empty, temporal.ui_port set); "" when unknown.
+func (c *Config) TemporalUIURL() string {
+	switch {
+	case c.Temporal.UIURL != "":
+		return strings.TrimRight(c.Temporal.UIURL, "/")
+	case c.Temporal.Address == "" && c.Temporal.UIPort > 0:
+		return fmt.Sprintf("http://127.0.0.1:%d", c.Temporal.UIPort)
+	}
+	return ""
 }
 
 // BlobDir is where uploaded files are kept.

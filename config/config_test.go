@@ -139,6 +139,7 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		{env: "SVC_LOG_FORMAT=xml", key: "log.format"},
 		{env: "SVC_IDEMPOTENCY_WINDOW=0s", key: "idempotency.window"},
 		{env: "SVC_HTTP_ADDR=nonsense", key: "http.addr"},
+		{env: "SVC_TEMPORAL_UI_URL=ftp://ui", key: "temporal.ui_url"},
 		{yaml: "http:\n  adr: 1\n", key: "http.adr"},
 		{yaml: "temporal:\n  port: [1, 2]\n", key: "temporal.port"},
 		{yaml: "environment: [\n", key: "svc.yaml"},
@@ -155,6 +156,28 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tc.key) {
 			t.Errorf("%q %q: error %q does not name %s", tc.env, tc.yaml, err, tc.key)
+		}
+	}
+}
+
+func TestTemporalUIURL(t *testing.T) {
+	cases := []struct {
+		env  []string
+		want string
+	}{
+		{nil, "http://127.0.0.1:8233"},
+		{[]string{"SVC_TEMPORAL_UI_PORT=9000"}, "http://127.0.0.1:9000"},
+		{[]string{"SVC_TEMPORAL_UI_PORT=0"}, ""},
+		{[]string{"SVC_TEMPORAL_ADDRESS=temporal:7233"}, ""},
+		{[]string{"SVC_TEMPORAL_ADDRESS=temporal:7233", "SVC_TEMPORAL_UI_URL=https://temporal.example.com/"}, "https://temporal.example.com"},
+	}
+	for _, tc := range cases {
+		c, err := load(t, tc.env, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.TemporalUIURL(); got != tc.want {
+			t.Errorf("%v: TemporalUIURL() = %q, want %q", tc.env, got, tc.want)
 		}
 	}
 }
