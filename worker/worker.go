@@ -61,6 +61,12 @@ func register(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
 	wh.RegisterActivityWithOptions(hooks.AttemptWebhookDelivery, activity.RegisterOptions{Name: workflows.ActivityAttemptWebhookDelivery})
 	wh.RegisterActivityWithOptions(hooks.DropWebhookDelivery, activity.RegisterOptions{Name: workflows.ActivityDropWebhookDelivery})
 	wh.RegisterActivityWithOptions(hooks.PublishEvent, activity.RegisterOptions{Name: workflows.ActivityPublishEvent})
+
+	// Orchestration: the Execution workflow and its activities (registered under their method
+	// names). http nodes go through the webhooks' SSRF guard, with no client-wide timeout: each
+	// node applies its own (up to orchestration.MaxHTTPTimeout).
+	orch.RegisterWorkflowWithOptions(workflows.Execution, workflow.RegisterOptions{Name: workflows.ExecutionWorkflowName})
+	orch.RegisterActivity(&activities.Orchestration{Store: d.Store, Publisher: hooks, HTTP: hooks.Guard.Client()})
 	return nil
 }
 
