@@ -27,7 +27,14 @@ func (s *Server) authenticate(c *gin.Context) {
 		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
 		return
 	}
-	token, ok := auth.BearerToken(c.GetHeader("Authorization"))
+	header := c.GetHeader("Authorization")
+	if header == "" {
+		if cookie, err := c.Cookie(SessionCookie); err == nil && cookie != "" {
+			s.authenticateSession(c, cookie)
+			return
+		}
+	}
+	token, ok := auth.BearerToken(header)
 	if !ok {
 		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
 		return
@@ -37,7 +44,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
 		return
 	}
-	key, err := s.Store.APIKeyByHash(c, auth.HashKey(token))
+	entry, err := s.lookupKey(c, auth.HashKey(token))
 	if errors.Is(err, store.ErrNotFound) {
 		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
 		return
@@ -46,7 +53,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		Internal(c, err)
 		return
 	}
-	now := s.Now()
+	key, now := entry.key, s.Now()
 	if key.RevokedAt != nil && !now.Before(*key.RevokedAt) || key.RevokesAt != nil && !now.Before(*key.RevokesAt) {
 		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
 		return
@@ -67,17 +74,14 @@ func (s *Server) authenticate(c *gin.Context) {
 		CallerServiceSlug: key.CallerServiceSlug,
 	}
 	if key.ActAsUserID != "" {
-		u, err := s.Store.GetUser(c, key.OrgID, key.ActAsUserID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			Internal(c, err)
-			return
-		}
-		if err != nil || u.Disabled {
+		u := entry.user
+		if u == nil || u.Disabled {
 			// A key bound to a missing or disabled user is refused.
 			Fail(c, http.StatusUnauthorized, ErrMissingBearer)
 			return
 		}
-		p.UserID, p.UserRole = u.ID, u.Role
+		// The bound user's role is a ceiling: the key never does more than its accountable human.
+		p.UserID, p.UserRole, p.UserScopes = u.ID, u.Role, auth.RoleScopes(u.Role)
 	}
 	c.Set(ctxPrincipal, p)
 	c.Next()

@@ -41,8 +41,9 @@ func (s *Server) buildEngine() *gin.Engine {
 	return e
 }
 
-// routeMiddleware is the per-route chain, in order: route info, body checks, authentication,
-// scope check, then the handler.
+// routeMiddleware is the per-route chain, in order: route info, body checks, authentication, rate
+// limit (per key; per client IP for public routes with a bucket, i.e. login), scope check, audit
+// of writes, idempotency (routes marked Idempotent), then the handler.
 func (s *Server) routeMiddleware(r Route) []gin.HandlerFunc {
 	chain := []gin.HandlerFunc{
 		func(c *gin.Context) { c.Set(ctxRoute, r) },
@@ -50,7 +51,15 @@ func (s *Server) routeMiddleware(r Route) []gin.HandlerFunc {
 		s.bodyCheck(r),
 	}
 	if !r.Public {
-		chain = append(chain, s.authenticate, s.requireScope(r.Scope))
+		chain = append(chain, s.authenticate, s.rateLimit(r), s.requireScope(r.Scope))
+	} else if r.Bucket != "" {
+		chain = append(chain, s.rateLimitByIP(r))
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		chain = append(chain, s.auditWrites(r))
+	}
+	if r.Idempotent {
+		chain = append(chain, s.idempotency(r))
 	}
 	return chain
 }

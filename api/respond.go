@@ -1,11 +1,14 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/svcplatform/svc/store"
 )
 
 // The error strings of SPEC 5.7 and 7.3. Handlers use these, never their own spelling.
@@ -22,6 +25,13 @@ const (
 	ErrTooLarge         = "payload too large"
 	ErrUnsupportedMedia = "unsupported media type"
 	ErrMethodNotAllowed = "method not allowed"
+
+	ErrBadCredentials       = "invalid email or password"
+	ErrCSRF                 = "missing or invalid CSRF token"
+	ErrServiceKey           = "service principal keys are managed by the platform"
+	ErrIdempotencyMismatch  = "externalId already used with a different request body"
+	ErrIdempotencyInFlight  = "a request with this externalId is still in progress"
+	ErrIdempotencyMalformed = "externalId must be a string of 1 to 200 characters"
 )
 
 // FieldErrors maps a field path to its messages (SPEC 7.1 details.fieldErrors).
@@ -101,6 +111,12 @@ func Fail(c *gin.Context, status int, msg string) {
 	c.AbortWithStatusJSON(status, failure{Error: msg})
 }
 
+// RateLimited answers 429 {error: rate limit exceeded, bucket, limit} (SPEC 8.2); the caller has
+// set Retry-After.
+func RateLimited(c *gin.Context, bucket string, limit int) {
+	c.AbortWithStatusJSON(http.StatusTooManyRequests, gin.H{"error": ErrRateLimited, "bucket": bucket, "limit": limit})
+}
+
 // ValidationFailed answers 400 validation failed with every bad field.
 func ValidationFailed(c *gin.Context, fe FieldErrors) {
 	c.AbortWithStatusJSON(http.StatusBadRequest, failure{Error: ErrValidation, Details: &failureDetails{FieldErrors: fe}})
@@ -114,6 +130,25 @@ func StateConflict(c *gin.Context, from, to string) {
 // StateConflictMessage is the SPEC 3.5 message for a rejected move.
 func StateConflictMessage(from, to string) string {
 	return fmt.Sprintf("state conflict: cannot transition %s → %s", from, to)
+}
+
+// Loaded reports whether a store lookup succeeded. Otherwise it answers 404 not found for
+// store.ErrNotFound (absent, or another organisation's) or 500 for anything else, and returns false:
+//
+//	k, err := s.Store.GetAPIKey(c, orgID, PathID(c))
+//	if !Loaded(c, err) {
+//		return
+//	}
+func Loaded(c *gin.Context, err error) bool {
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, store.ErrNotFound):
+		NotFound(c)
+	default:
+		Internal(c, err)
+	}
+	return false
 }
 
 // NotFound answers 404 not found: the same for an absent id and another organisation's.

@@ -66,5 +66,21 @@ func (s *Server) Routes() []Route {
 
 		{Method: "POST", Path: "/api/pings", Scope: "pings:write", Body: BodyJSON, Idempotent: true, Summary: "start the trivial ping workflow", Handler: s.createPing},
 		{Method: "GET", Path: "/api/pings/:id", Scope: "pings:view", Summary: "get a ping", Handler: s.getPing},
+
+		// Identity: dashboard sessions, keys, users, audit log (issue 3).
+		{Method: "POST", Path: "/api/auth/login", Public: true, Bucket: BucketLogin, Body: BodyJSON, Summary: "log in to the dashboard: session cookie and CSRF token", Handler: s.login},
+		{Method: "POST", Path: "/api/auth/logout", Public: true, Summary: "end the dashboard session", Handler: s.logout},
+		{Method: "GET", Path: "/identity/api/auth/me", Summary: "the caller's identity", Handler: s.me},
+		{Method: "POST", Path: "/api/api-keys", Scope: "api:manage", Body: BodyJSON, Summary: "issue an API key (its value is shown once)", Handler: s.createAPIKey},
+		{Method: "GET", Path: "/api/api-keys", Scope: "api:manage", Summary: "list API keys, masked", Handler: s.listAPIKeys},
+		{Method: "GET", Path: "/api/api-keys/:id", Scope: "api:manage", Summary: "get an API key, masked", Handler: s.getAPIKey},
+		{Method: "PATCH", Path: "/api/api-keys/:id", Scope: "api:manage", Body: BodyJSON, Summary: "rename, re-scope or re-bind an API key", Handler: s.updateAPIKey},
+		{Method: "POST", Path: "/api/api-keys/:id/rotate", Scope: "api:manage", Summary: "rotate an API key: new value once, old one valid 24 more hours", Handler: s.rotateAPIKey},
+		{Method: "DELETE", Path: "/api/api-keys/:id", Scope: "api:manage", Summary: "revoke an API key now", Handler: s.revokeAPIKey},
+		{Method: "POST", Path: "/api/users", Scope: "api:manage", Body: BodyJSON, Idempotent: true, Summary: "add a user to the organisation", Handler: s.createUser},
+		{Method: "GET", Path: "/api/users", Scope: "users:view", Summary: "list the organisation's users", Handler: s.listUsers},
+		{Method: "GET", Path: "/api/users/:id", Scope: "users:view", Summary: "get a user", Handler: s.getUser},
+		{Method: "PATCH", Path: "/api/users/:id", Scope: "api:manage", Body: BodyJSON, Summary: "change a user's name, role, password or disabled flag", Handler: s.updateUser},
+		{Method: "GET", Path: "/api/audit-logs", Scope: "api:manage", Summary: "the organisation's audit log, newest first", Handler: s.listAuditLogs},
 	}
 }

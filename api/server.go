@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/svcplatform/svc/config"
+	"github.com/svcplatform/svc/ratelimit"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -26,6 +27,8 @@ type Deps struct {
 	Registry *prometheus.Registry
 	// Now is the clock; nil means time.Now. Tests set it to control expiry and rotation.
 	Now func() time.Time
+	// RateLimits stores rate-limit counters; nil means config ratelimit.store (database or memory).
+	RateLimits ratelimit.Store
 }
 
 // Server is the HTTP API.
@@ -34,6 +37,7 @@ type Server struct {
 	engine  *gin.Engine
 	metrics *httpMetrics
 	routes  []Route
+	sec     *security
 }
 
 // New builds the API with every route of the route table.
@@ -50,6 +54,7 @@ func New(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{Deps: d}
 	s.metrics = newHTTPMetrics(d.Registry)
+	s.sec = newSecurity(s.Deps)
 	s.routes = s.Routes()
 	s.engine = s.buildEngine()
 	return s

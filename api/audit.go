@@ -1,0 +1,166 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/store"
+)
+
+const (
+	ctxAuditResource = "svc.auditResource"
+	ctxCapture       = "svc.capture"
+	ctxReplayed      = "svc.replayed"
+)
+
+// AuditResource names the resource a write acted on, for the audit log. Handlers need it only
+// when the resource id is neither the path's :id nor data.id of the response.
+func AuditResource(c *gin.Context, id string) { c.Set(ctxAuditResource, id) }
+
+// captureWriter keeps a copy of what a handler writes (for the audit log and idempotent replays).
+type captureWriter struct {
+	gin.ResponseWriter
+	buf      bytes.Buffer
+	overflow bool
+}
+
+// maxCapture caps the copy; a larger response is neither replayed nor searched for an id.
+const maxCapture = 1 << 20
+
+func (w *captureWriter) Write(b []byte) (int, error) {
+	if !w.overflow {
+		if w.buf.Len()+len(b) > maxCapture {
+			w.overflow = true
+			w.buf = bytes.Buffer{}
+		} else {
+			w.buf.Write(b)
+		}
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// body is the copy, or nil when the response was too large to keep.
+func (w *captureWriter) body() []byte {
+	if w.overflow {
+		return nil
+	}
+	return w.buf.Bytes()
+}
+
+func (w *captureWriter) WriteString(s string) (int, error) { return w.Write([]byte(s)) }
+
+// capture installs (once) a copy of the response body and returns it.
+func capture(c *gin.Context) *captureWriter {
+	if w, ok := c.Get(ctxCapture); ok {
+		return w.(*captureWriter)
+	}
+	w := &captureWriter{ResponseWriter: c.Writer}
+	c.Writer = w
+	c.Set(ctxCapture, w)
+	return w
+}
+
+// auditWrites records every successful write (2xx) of route r: organisation, effective user, key
+// or session, calling service, action ("POST /api/api-keys/:id/rotate"), resource id, request id
+// and time. Replays of an idempotent request changed nothing and are not recorded. A failure to
+// record is logged; the write has already happened.
+func (s *Server) auditWrites(r Route) gin.HandlerFunc {
+	action := r.Method + " " + r.Path
+	return func(c *gin.Context) {
+		w := capture(c)
+		c.Next()
+		status := c.Writer.Status()
+		p := PrincipalOf(c)
+		if status < 200 || status > 299 || p == nil || c.GetBool(ctxReplayed) {
+			return
+		}
+		resource := c.GetString(ctxAuditResource)
+		if resource == "" {
+			resource = c.Param("id")
+		}
+		if resource == "" {
+			resource = responseID(w.body())
+		}
+		now := s.Now().UTC()
+		entry := &store.AuditLog{
+			ID: ids.NewAt(ids.Audit, now), OrgID: p.OrgID, Environment: p.Environment,
+			UserID: p.UserID, APIKeyID: p.APIKeyID, SessionID: p.SessionID, CallerServiceSlug: p.CallerServiceSlug,
+			Action: action, ResourceID: resource, RequestID: RequestID(c), Status: status, CreatedAt: now,
+		}
+		if err := s.Store.WriteAudit(context.WithoutCancel(c.Request.Context()), entry); err != nil {
+			logger(c).Error("audit log write failed", "action", action, "resourceId", resource, "error", err)
+		}
+	}
+}
+
+// responseID finds data.id, or the id of the one object inside data ({data: {webhook: {id}}}).
+func responseID(body []byte) string {
+	var env struct {
+		Data map[string]json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return ""
+	}
+	var id string
+	if raw, ok := env.Data["id"]; ok && json.Unmarshal(raw, &id) == nil {
+		return id
+	}
+	for _, raw := range env.Data {
+		var inner struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(raw, &inner) == nil && inner.ID != "" {
+			return inner.ID
+		}
+	}
+	return ""
+}
+
+// auditLogView is one audit record as the API shows it.
+type auditLogView struct {
+	ID                string  `json:"id"`
+	Action            string  `json:"action"`
+	ResourceID        *string `json:"resourceId"`
+	UserID            *string `json:"userId"`
+	APIKeyID          *string `json:"apiKeyId"`
+	SessionID         *string `json:"sessionId"`
+	CallerServiceSlug *string `json:"callerServiceSlug"`
+	RequestID         string  `json:"requestId"`
+	Status            int     `json:"status"`
+	Environment       string  `json:"environment"`
+	CreatedAt         string  `json:"createdAt"`
+}
+
+// listAuditLogs answers the organisation's audit log, newest first, cursor-paginated.
+func (s *Server) listAuditLogs(c *gin.Context) {
+	q, ok := ParseList(c, ListSpec{MaxLimit: 200, Cursor: true, Filters: []string{FilterQ, FilterFrom, FilterTo}})
+	if !ok {
+		return
+	}
+	rows, next, err := s.Store.ListAuditLogs(c, PrincipalOf(c).OrgID, q.Cursor, q.Filter)
+	if err != nil {
+		Internal(c, err)
+		return
+	}
+	out := make([]auditLogView, 0, len(rows))
+	for _, a := range rows {
+		out = append(out, auditLogView{
+			ID: a.ID, Action: a.Action, ResourceID: nullable(a.ResourceID), UserID: nullable(a.UserID),
+			APIKeyID: nullable(a.APIKeyID), SessionID: nullable(a.SessionID), CallerServiceSlug: nullable(a.CallerServiceSlug),
+			RequestID: a.RequestID, Status: a.Status, Environment: a.Environment, CreatedAt: Timestamp(a.CreatedAt),
+		})
+	}
+	CursorList(c, out, NextCursor(next), nil)
+}
+
+// nullable shows an empty string as JSON null.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,108 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svcplatform/svc/api"
+	"github.com/svcplatform/svc/api/apitest"
+	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/store"
+)
+
+// crossOrgFixture makes a resource for the cross-organisation test.
+type crossOrgFixture struct {
+	// create makes a resource in owner's organisation and returns its id.
+	create func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string
+	// bodies are bodies that would be valid for the owner, by "METHOD /path/:id…" (default {}).
+	bodies map[string]any
+}
+
+// crossOrgFixtures has one entry per resource path that takes an id, keyed by the path up to and
+// including its first parameter. A route with an :id and no fixture fails the test: add one here.
+var crossOrgFixtures = map[string]crossOrgFixture{
+	"/api/api-keys/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			_, id := h.KeyWith(apitest.KeySpec{OrgID: owner.Org.ID, Scopes: []string{"read"}})
+			return id
+		},
+		bodies: map[string]any{"PATCH /api/api-keys/:id": map[string]any{"name": "renamed", "scopes": []string{"write"}}},
+	},
+	"/api/users/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string { return owner.User.ID },
+		bodies: map[string]any{"PATCH /api/users/:id": map[string]any{"name": "renamed", "disabled": true, "role": "viewer"}},
+	},
+	"/api/pings/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			p := &store.Ping{ID: ids.New(ids.Execution), OrgID: owner.Org.ID, Message: "hi"}
+			if err := h.Store.CreatePing(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			return p.ID
+		},
+	},
+}
+
+// TestCrossOrganisation calls every route that takes an id, with a key of another organisation
+// holding every scope, on a resource that exists: each answers 404 not found, exactly as for an
+// absent id, and the resource is unchanged (compared through the owner's GET).
+func TestCrossOrganisation(t *testing.T) {
+	h := apitest.New(t, apitest.Options{})
+	owner := apitest.Tenant{Org: h.Org, User: h.Admin, Key: h.AdminKey}
+	intruder := h.NewTenant("Intruder")
+	get := map[string]bool{}
+	for _, r := range h.Server.RouteTable() {
+		if r.Method == "GET" {
+			get[r.Path] = true
+		}
+	}
+	covered := 0
+	for _, r := range h.Server.RouteTable() {
+		loc := pathParam.FindStringIndex(r.Path)
+		if loc == nil || r.Public {
+			continue
+		}
+		r := r
+		t.Run(r.Method+" "+r.Path, func(t *testing.T) {
+			base := r.Path[:loc[1]]
+			fx, ok := crossOrgFixtures[base]
+			if !ok {
+				t.Fatalf("no cross-organisation fixture for %s: add one to crossOrgFixtures in api/crossorg_test.go", base)
+			}
+			id := fx.create(t, h, owner)
+			path := strings.Replace(r.Path, r.Path[loc[0]:loc[1]], id, 1)
+			path = pathParam.ReplaceAllString(path, "zzz_00000000000000000000000000")
+			snapshot := func() []byte {
+				if !get[base] {
+					return nil
+				}
+				res := h.Do("GET", strings.Replace(base, base[loc[0]:], id, 1), owner.Key, nil)
+				wantStatus(t, res, 200)
+				return res.Body
+			}
+			before := snapshot()
+			scopes := []string{"write", "api:manage", "webhooks:manage"}
+			if r.Scope != "" {
+				scopes = append(scopes, r.Scope)
+			}
+			key, _ := h.KeyWith(apitest.KeySpec{OrgID: intruder.Org.ID, Scopes: scopes})
+			req := requestFor(r, key)
+			req.Path = path
+			if b, ok := fx.bodies[r.Method+" "+r.Path]; ok {
+				req.Body = b
+			}
+			wantExactError(t, h.Send(req), 404, api.ErrNotFound)
+			h.Clock.Advance(time.Second) // a change would show in updatedAt/status
+			if after := snapshot(); !bytes.Equal(before, after) {
+				t.Fatalf("resource changed by another organisation:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+		covered++
+	}
+	if covered < 7 {
+		t.Fatalf("only %d routes with an id: the route table is not being walked", covered)
+	}
+}

@@ -1,0 +1,201 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/svcplatform/svc/store"
+)
+
+// Idempotency (SPEC 4.7, ARCHITECTURE 3) for routes with Idempotent: a body externalId seen again
+// within idempotency.window for the same (organisation, environment, route pattern, externalId)
+// answers the original status and body with "idempotent": true added, and runs nothing.
+//
+//   - The first request claims a record (one atomic insert) before its handler runs, so of any
+//     number of concurrent identical requests exactly one runs the handler; the others wait for
+//     its answer (up to idempotencyWait) and replay it, or get 409 if it is still running.
+//   - The same externalId with a different body (compared as canonical JSON) is 422.
+//   - Only 2xx answers are remembered: after a validation failure (4xx) or an error (5xx) the
+//     record is released and a corrected retry runs normally.
+//   - A record whose request never finished (its process died) is taken over after idempotencyLease.
+const (
+	idempotencyWait  = 10 * time.Second
+	idempotencyLease = 2 * time.Minute
+	idempotencyPoll  = 20 * time.Millisecond
+)
+
+func (s *Server) idempotency(r Route) gin.HandlerFunc {
+	endpoint := r.Method + " " + r.Path
+	return func(c *gin.Context) {
+		p := PrincipalOf(c)
+		body, ok := RawBody(c)
+		if !ok {
+			return
+		}
+		extID, present, hash := idempotencyKey(body)
+		if p == nil || !present {
+			c.Next()
+			return
+		}
+		if extID == "" || len(extID) > 200 {
+			ValidationFailed(c, FieldErrors{"externalId": {ErrIdempotencyMalformed}})
+			return
+		}
+		now := s.Now().UTC()
+		s.purgeIdempotency(c, now)
+		rec := &store.IdempotencyRecord{
+			ID: randomID("idm_"), OrgID: p.OrgID, Environment: p.Environment, Endpoint: endpoint,
+			ExternalID: extID, RequestHash: hash, CreatedAt: now, ExpiresAt: now.Add(s.Config.Idempotency.Window),
+		}
+		deadline := time.Now().Add(idempotencyWait)
+		for {
+			existing, err := s.Store.ClaimIdempotency(c, rec)
+			if err != nil {
+				Internal(c, err)
+				return
+			}
+			if existing == nil {
+				break // ours: run the handler
+			}
+			if !now.Before(existing.ExpiresAt) || existing.State == store.IdempotencyPending && now.Sub(existing.CreatedAt) >= idempotencyLease {
+				if err := s.Store.ReleaseIdempotency(c, existing.ID); err != nil {
+					Internal(c, err)
+					return
+				}
+				continue
+			}
+			if existing.RequestHash != hash {
+				Fail(c, http.StatusUnprocessableEntity, ErrIdempotencyMismatch)
+				return
+			}
+			if existing.State == store.IdempotencyPending {
+				existing, err = s.awaitIdempotency(c, existing.ID, deadline)
+				if err != nil {
+					if c.Request.Context().Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+						Fail(c, http.StatusConflict, ErrIdempotencyInFlight)
+					} else if c.Request.Context().Err() == nil {
+						Internal(c, err)
+					}
+					return
+				}
+				if existing == nil {
+					continue // released: the first request failed; try ourselves
+				}
+			}
+			replay(c, existing)
+			return
+		}
+		w := capture(c)
+		done := false
+		defer func() {
+			if !done { // the handler panicked: forget, so a retry can run
+				_ = s.Store.ReleaseIdempotency(context.WithoutCancel(c.Request.Context()), rec.ID)
+			}
+		}()
+		c.Next()
+		done = true
+		ctx := context.WithoutCancel(c.Request.Context())
+		status := c.Writer.Status()
+		var err error
+		if b := w.body(); status >= 200 && status <= 299 && json.Valid(b) {
+			err = s.Store.CompleteIdempotency(ctx, rec.ID, status, b)
+		} else {
+			err = s.Store.ReleaseIdempotency(ctx, rec.ID)
+		}
+		if err != nil {
+			logger(c).Error("idempotency record", "externalId", extID, "error", err)
+		}
+	}
+}
+
+// awaitIdempotency polls record id until it is done (returned), released (nil), or the deadline
+// passes (context.DeadlineExceeded).
+func (s *Server) awaitIdempotency(c *gin.Context, id string, deadline time.Time) (*store.IdempotencyRecord, error) {
+	t := time.NewTicker(idempotencyPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.Request.Context().Done():
+			return nil, c.Request.Context().Err()
+		case <-t.C:
+		}
+		rec, err := s.Store.GetIdempotency(c, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rec.State == store.IdempotencyDone {
+			return rec, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, context.DeadlineExceeded
+		}
+	}
+}
+
+// replay answers the remembered response with "idempotent": true added at the top level.
+func replay(c *gin.Context, rec *store.IdempotencyRecord) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(rec.Body, &top); err != nil || top == nil {
+		Internal(c, err)
+		return
+	}
+	top["idempotent"] = json.RawMessage("true")
+	out, _ := json.Marshal(top)
+	c.Set(ctxReplayed, true)
+	c.Data(rec.Status, "application/json; charset=utf-8", out)
+	c.Abort()
+}
+
+// idempotencyKey reads the top-level externalId of a JSON object body (present reports whether
+// the field exists; a non-string value yields "") and the SHA-256 of the body's canonical form, so
+// whitespace and key order do not make two bodies differ. A body that is not a JSON object has no
+// key: the handler validates it.
+func idempotencyKey(body []byte) (extID string, present bool, hash string) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil || top == nil {
+		return "", false, ""
+	}
+	raw, ok := top["externalId"]
+	if !ok || bytes.Equal(raw, []byte("null")) {
+		return "", false, ""
+	}
+	_ = json.Unmarshal(raw, &extID)
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return "", false, ""
+	}
+	canon, _ := json.Marshal(v) // maps marshal with sorted keys
+	sum := sha256.Sum256(canon)
+	return extID, true, hex.EncodeToString(sum[:])
+}
+
+// purgeIdempotency deletes records whose window ended, at most once a minute per process.
+func (s *Server) purgeIdempotency(c *gin.Context, now time.Time) {
+	if !s.sec.due(&s.sec.idempotencyPurged, now, time.Minute) {
+		return
+	}
+	if err := s.Store.PurgeIdempotency(c, now); err != nil {
+		logger(c).Warn("purge idempotency records", "error", err)
+	}
+}
+
+// randomID is prefix plus 24 random hex characters, for internal records.
+func randomID(prefix string) string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
