@@ -45,13 +45,16 @@ type Orchestration struct {
 	MaxResponseBytes int64
 }
 
-// MarkRunning moves the execution from pending to running and publishes
-// workflow.execution.started.
+// MarkRunning moves the execution from pending to running, noting its Temporal run id, and
+// publishes workflow.execution.started.
 func (o *Orchestration) MarkRunning(ctx context.Context, in workflows.MarkRunningInput) error {
 	e := in.Execution
 	row := &store.Execution{
 		ID: e.ExecutionID, OrgID: e.OrgID, WorkflowID: e.WorkflowID, WorkflowSlug: e.WorkflowSlug, WorkflowVersion: e.WorkflowVersion,
 		Inputs: e.Inputs, ExternalID: e.ExternalID, StartedBy: e.StartedBy,
+	}
+	if activity.IsActivity(ctx) {
+		row.RunID = activity.GetInfo(ctx).WorkflowExecution.RunID
 	}
 	if err := o.Store.MarkExecutionRunning(ctx, row, in.StartedAt); err != nil {
 		return fmt.Errorf("mark %s running: %w", e.ExecutionID, err)

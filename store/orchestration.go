@@ -50,14 +50,16 @@ type Execution struct {
 	Output          any            `gorm:"serializer:json;type:text"`
 	ExternalID      string         `gorm:"size:200;index"`
 	StartedBy       string         `gorm:"size:40"`
-	FailedStepID    string         `gorm:"size:40"`
-	ErrorMessage    string         `gorm:"type:text"`
-	CancelReason    string         `gorm:"size:1000"`
-	CancelledBy     string         `gorm:"size:40"`
-	CreatedAt       time.Time      `gorm:"index:ix_executions_org_created,priority:2"`
-	StartedAt       *time.Time
-	CompletedAt     *time.Time
-	UpdatedAt       time.Time
+	// RunID is the Temporal run of the execution (for links to the Temporal UI), set when it starts running.
+	RunID        string    `gorm:"size:64"`
+	FailedStepID string    `gorm:"size:40"`
+	ErrorMessage string    `gorm:"type:text"`
+	CancelReason string    `gorm:"size:1000"`
+	CancelledBy  string    `gorm:"size:40"`
+	CreatedAt    time.Time `gorm:"index:ix_executions_org_created,priority:2"`
+	StartedAt    *time.Time
+	CompletedAt  *time.Time
+	UpdatedAt    time.Time
 }
 
 // Step is one node run of an execution (stp_ id); an execution runs a node at most once.
@@ -230,7 +232,7 @@ func (s *Store) MarkExecutionRunning(ctx context.Context, e *Execution, startedA
 			return nil
 		}
 		return tx.Model(&Execution{}).Where("org_id = ? AND id = ? AND status = ?", e.OrgID, e.ID, orchestration.ExecutionPending).
-			Updates(map[string]any{"status": orchestration.ExecutionRunning, "started_at": startedAt, "updated_at": time.Now().UTC()}).Error
+			Updates(map[string]any{"status": orchestration.ExecutionRunning, "started_at": startedAt, "run_id": e.RunID, "updated_at": time.Now().UTC()}).Error
 	})
 }
 

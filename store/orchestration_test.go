@@ -74,13 +74,14 @@ func TestExecutionLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		started := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+		e.RunID = "run-1" // the activity knows the Temporal run
 		for i := 0; i < 2; i++ { // an activity may run twice
 			if err := s.MarkExecutionRunning(ctx, e, started.Add(time.Duration(i)*time.Minute)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		got, err := s.GetExecution(ctx, org, e.ID)
-		if err != nil || got.Status != orchestration.ExecutionRunning || got.StartedAt == nil || !got.StartedAt.Equal(started) {
+		if err != nil || got.Status != orchestration.ExecutionRunning || got.StartedAt == nil || !got.StartedAt.Equal(started) || got.RunID != "run-1" {
 			t.Fatalf("after MarkExecutionRunning: %+v, %v", got, err)
 		}
 		if b, _ := json.Marshal(got.Inputs); string(b) != `{"amount":12.5,"tags":["a"]}` {
