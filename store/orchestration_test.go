@@ -74,7 +74,7 @@ func TestExecutionLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		started := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-		e.RunID = "run-1" // the activity knows the Temporal run
+		e.RunID = "run-1"        // the activity knows the Temporal run
 		for i := 0; i < 2; i++ { // an activity may run twice
 			if err := s.MarkExecutionRunning(ctx, e, started.Add(time.Duration(i)*time.Minute)); err != nil {
 				t.Fatal(err)
