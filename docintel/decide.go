@@ -44,7 +44,7 @@ var validatorStrength = map[string]float64{
 	"npwp":           0.6,  // Luhn covers 9 of the 15 digits
 	"nik":            0.5,  // region, date and serial are plausible
 	"luhn":           0.7,
-	"date":           0.3,
+	"date":           0.15, // a misread digit usually still makes a date
 	"gender":         0.3,
 	"rt_rw":          0.2,
 	"numeric":        0.1,

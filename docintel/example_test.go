@@ -46,7 +46,7 @@ func Example() {
 	// npwp_number = 09.254.294.3-407.000 (0.996)
 	// name = BUDI SANTOSO (0.990)
 	// address = JL. MERDEKA NO. 10 RT 001 RW 002 KEBAYORAN BARU JAKARTA SELATAN (0.990)
-	// registered_at = 2015-03-12 (0.993)
+	// registered_at = 2015-03-12 (0.992)
 }
 
 func ExampleParseNPWP() {

@@ -187,10 +187,13 @@ type patternMatch struct {
 }
 
 // findPattern searches each line's text (words joined by single spaces) for re and returns
-// the first match with the words it overlaps.
-func findPattern(lines []Line, from int, re *regexp.Regexp) (patternMatch, bool) {
+// the first match with the words it overlaps; lines for which skip is true are passed over.
+func findPattern(lines []Line, from int, re *regexp.Regexp, skip func(Line) bool) (patternMatch, bool) {
 	for li := max(from, 0); li < len(lines); li++ {
 		l := lines[li]
+		if skip != nil && skip(l) {
+			continue
+		}
 		text := l.Text()
 		loc := re.FindStringSubmatchIndex(text)
 		if loc == nil {
@@ -247,10 +250,11 @@ func repairDigits(s string) (string, bool) {
 // numberValue turns the words of a printed number into its characters: spaces dropped,
 // letters OCR confuses with digits repaired, ',' read for '.' normalised.
 func numberValue(words []Word) (string, bool) {
-	raw := strings.ReplaceAll(wordsText(words), " ", "")
-	raw = strings.ReplaceAll(raw, ",", ".")
-	return repairDigits(raw)
+	return repairDigits(dashFolder.Replace(wordsText(words)))
 }
+
+// dashFolder folds the dashes OCR produces into '-', reads ',' as '.' and drops spaces.
+var dashFolder = strings.NewReplacer(" ", "", ",", ".", "—", "-", "–", "-", "‐", "-", "−", "-", "--", "-")
 
 var months = map[string]int{
 	"JAN": 1, "FEB": 2, "PEB": 2, "MAR": 3, "APR": 4, "MAY": 5, "MEI": 5, "JUN": 6, "JUL": 7,
@@ -324,6 +328,8 @@ func textField(f Field, allowDigits bool) Field {
 			}
 		}
 		f.Value = strings.Join(toks, " ")
+		// Addresses write "NO." (nomor); OCR often reads its dot as a comma.
+		f.Value = strings.ReplaceAll(" "+f.Value, " NO, ", " NO. ")[1:]
 	}
 	if !allowDigits && strings.ContainsFunc(f.Value, unicode.IsDigit) {
 		f.fail("text", "unexpected_digit")

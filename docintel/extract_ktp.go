@@ -48,7 +48,7 @@ func extractKTP(x *Extraction, lines []Line, opts ExtractOptions) {
 		ok = f.Value != ""
 	}
 	if !ok {
-		if m, found := findPattern(lines, 0, nikRe); found {
+		if m, found := findPattern(lines, 0, nikRe, nil); found {
 			f, ok = Field{Value: m.text, OCRConfidence: minConf(m.words), Label: LabelPattern}, true
 		}
 	}

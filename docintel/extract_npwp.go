@@ -2,14 +2,20 @@ package docintel
 
 import (
 	"regexp"
-	"strings"
 )
 
 // npwpLabels are the labels printed on an NPWP card; a value stops at any of them.
 var npwpLabels = []string{"NPWP", "Nama", "NIK", "Alamat", "Tanggal Terdaftar", "Terdaftar", "KPP"}
 
-// npwpNumberRe finds an NPWP number by its shape when its label was not read.
-var npwpNumberRe = regexp.MustCompile(`\b\d{2}[.,] ?\d{3}[.,] ?\d{3}[.,] ?\d ?[-.] ?\d{3}[.,] ?\d{3}\b|\b\d{15,16}\b`)
+// npwpNumberRe finds a formatted 15-digit NPWP number by its shape when its label was not
+// read; npwpDigitsRe finds a bare 15- or 16-digit one, on a line that is not the NIK's.
+var (
+	npwpNumberRe = regexp.MustCompile(`\b\d{2}[.,] ?\d{3}[.,] ?\d{3}[.,] ?\d ?[-.] ?\d{3}[.,] ?\d{3}\b`)
+	npwpDigitsRe = regexp.MustCompile(`\b\d{15,16}\b`)
+)
+
+// isNIKLine reports whether a line is the card's NIK line (its 16 digits are not the NPWP).
+func isNIKLine(l Line) bool { return startsLabel(l.Words, []string{"NIK"}) }
 
 // numberPart keeps the leading run of a value that can belong to a printed number.
 func numberPart(s string) string {
@@ -23,18 +29,23 @@ func numberPart(s string) string {
 
 // extractNPWP reads an NPWP card: npwp_number, name, address, registered_at.
 func extractNPWP(x *Extraction, lines []Line, opts ExtractOptions) {
-	// npwp_number: after the "NPWP" label, else anywhere by its shape.
-	num, words, numLine, ok := labelled(lines, "NPWP", nil)
+	// npwp_number: after the "NPWP" label; when no label was read, anywhere by its shape
+	// (a formatted number first, then bare digits not on the NIK line). A label whose value
+	// cannot be read leaves the number missing rather than borrowing another number.
+	num, words, numLine, labelFound := labelled(lines, "NPWP", nil)
+	ok := labelFound
 	if ok {
 		v, repaired := numberValue(words)
 		num.Value, num.Repaired = numberPart(v), repaired
-		if len(digitsOnly(num.Value)) < 15 {
-			ok = false
-		}
+		ok = len(digitsOnly(num.Value)) >= 15
 	}
-	if !ok {
-		if m, found := findPattern(lines, 0, npwpNumberRe); found {
-			num = Field{Value: strings.ReplaceAll(strings.ReplaceAll(m.text, " ", ""), ",", "."), OCRConfidence: minConf(m.words), Label: LabelPattern}
+	if !labelFound {
+		m, found := findPattern(lines, 0, npwpNumberRe, nil)
+		if !found {
+			m, found = findPattern(lines, 0, npwpDigitsRe, isNIKLine)
+		}
+		if found {
+			num = Field{Value: dashFolder.Replace(m.text), OCRConfidence: minConf(m.words), Label: LabelPattern}
 			numLine, ok = m.line, true
 		}
 	}

@@ -129,8 +129,8 @@ func extractPassport(x *Extraction, lines []Line, opts ExtractOptions) {
 		}
 	}
 	// Nationality and sex have no check digit of their own; when every check of their line
-	// passed, the line was read well.
-	if m.Valid() {
+	// passed without realigning it, the line was read well.
+	if m.Valid() && !repaired {
 		for _, name := range []string{"nationality", "sex"} {
 			if f := x.Fields[name]; f.Valid == nil {
 				f.setValid("mrz_line", nil)

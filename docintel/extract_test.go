@@ -66,6 +66,26 @@ func TestExtractNPWP(t *testing.T) {
 			wantStatus: docintel.StatusExtracted,
 		},
 		{
+			name:       "an unreadable number is not replaced by the NIK",
+			text:       textOf(0.95, "NPWP : O9.Z5A.2R4.3", "Nama : BUDI SANTOSO", "NIK : 3174051203850007", "Alamat : JL. MERDEKA NO, 10"),
+			want:       map[string]string{"npwp_number": "", "address": "JL. MERDEKA NO. 10"},
+			wantStatus: docintel.StatusRequiresReview,
+			wantFlags:  []string{"missing:npwp_number"},
+		},
+		{
+			name:       "without an NPWP label, the NIK line is not the number",
+			text:       textOf(0.95, "Nama : BUDI SANTOSO", "NIK : 3174051203850007", "Alamat : JL. MERDEKA NO. 10"),
+			want:       map[string]string{"npwp_number": ""},
+			wantStatus: docintel.StatusRequiresReview,
+			wantFlags:  []string{"missing:npwp_number"},
+		},
+		{
+			name:       "OCR dashes in the number",
+			text:       textOf(0.95, "NPWP : 09.254.294.3—407.000", "Nama : BUDI SANTOSO", "Alamat : JL. MERDEKA NO. 10"),
+			want:       map[string]string{"npwp_number": "09.254.294.3-407.000"},
+			wantStatus: docintel.StatusExtracted,
+		},
+		{
 			name:       "a wrong check digit caps the number and flags it",
 			text:       textOf(0.99, "NPWP : 09.254.294.8-407.000", "Nama : BUDI SANTOSO", "Alamat : JL. MERDEKA NO. 10"),
 			wantStatus: docintel.StatusRequiresReview,

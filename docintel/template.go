@@ -197,7 +197,7 @@ func extractTemplate(x *Extraction, lines []Line, t Template, opts ExtractOption
 					f.fail("regex", "pattern")
 				}
 			}
-		} else if m, found := findPattern(lines, 0, re); found {
+		} else if m, found := findPattern(lines, 0, re, nil); found {
 			f, ok = Field{Value: m.group, OCRConfidence: minConf(m.words), Label: LabelPattern}, true
 		}
 		if !ok {
