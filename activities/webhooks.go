@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -87,15 +88,33 @@ func (w *Webhooks) PublishEvent(ctx context.Context, in workflows.PublishEventIn
 	if err != nil {
 		return workflows.PublishEventResult{}, err
 	}
-	out := workflows.PublishEventResult{EventID: env.ID}
+	// Start the deliveries' workflows a few at a time: one start is a round trip to Temporal,
+	// and an event can fan out to many subscriptions.
+	errs := make([]error, len(ds))
+	sem := make(chan struct{}, PublishStartConcurrency)
+	var wg sync.WaitGroup
+	for i, d := range ds {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = w.StartDelivery(ctx, d.OrgID, d.ID)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return workflows.PublishEventResult{}, err
+	}
+	out := workflows.PublishEventResult{EventID: env.ID, DeliveryIDs: make([]string, 0, len(ds))}
 	for _, d := range ds {
-		if err := w.StartDelivery(ctx, d.OrgID, d.ID); err != nil {
-			return out, err
-		}
 		out.DeliveryIDs = append(out.DeliveryIDs, d.ID)
 	}
 	return out, nil
 }
+
+// PublishStartConcurrency bounds the delivery workflows PublishEvent starts at once.
+const PublishStartConcurrency = 16
 
 // StartDelivery starts the WebhookDelivery workflow of a stored delivery. It is
 // idempotent: a delivery whose workflow runs or ran already is not started again.

@@ -302,24 +302,34 @@ func (s *Store) PublishEvent(ctx context.Context, env events.Envelope) (*Event, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: publish %s: %w", env.ID, err)
 	}
-	for _, sub := range uniqueSubs(out) {
-		if err := s.PruneDeliveries(ctx, env.OrgID, sub); err != nil {
-			return nil, nil, err
-		}
+	if err := s.pruneFull(ctx, env.OrgID, out); err != nil {
+		return nil, nil, err
 	}
 	return evt, out, nil
 }
 
-func uniqueSubs(ds []Delivery) []string {
-	var out []string
-	seen := map[string]bool{}
+// pruneFull prunes the delivery history of those subscriptions of ds that hold more than
+// DeliveryHistory deliveries, found with one query, so a wide fan-out does not cost a query per
+// subscription.
+func (s *Store) pruneFull(ctx context.Context, orgID string, ds []Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	subs := make([]string, 0, len(ds))
 	for _, d := range ds {
-		if !seen[d.SubscriptionID] {
-			seen[d.SubscriptionID] = true
-			out = append(out, d.SubscriptionID)
+		subs = append(subs, d.SubscriptionID)
+	}
+	var full []string
+	if err := s.DB.WithContext(ctx).Model(&Delivery{}).Where("org_id = ? AND subscription_id IN ?", orgID, subs).
+		Group("subscription_id").Having("COUNT(*) > ?", DeliveryHistory).Pluck("subscription_id", &full).Error; err != nil {
+		return fmt.Errorf("store: prune deliveries: %w", err)
+	}
+	for _, sub := range full {
+		if err := s.PruneDeliveries(ctx, orgID, sub); err != nil {
+			return err
 		}
 	}
-	return out
+	return nil
 }
 
 // CreateTestDelivery makes a webhook.test event (data.source = "test") and one

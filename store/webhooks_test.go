@@ -239,6 +239,40 @@ func TestPublishFanOut(t *testing.T) {
 	})
 }
 
+// TestPublishPrunesFullHistories: publishing keeps each receiving subscription's log at the
+// last DeliveryHistory deliveries, and leaves a subscription below it alone.
+func TestPublishPrunesFullHistories(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx, org, full := subscribed(t, s, events.DocumentFailed)
+		small, _, err := s.CreateWebhook(ctx, testBox(t), org, "https://example.com/small", []string{events.DocumentFailed}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		var rows []store.Delivery
+		for i := 0; i < store.DeliveryHistory+5; i++ {
+			at := base.Add(time.Duration(i) * time.Second)
+			rows = append(rows, store.Delivery{ID: ids.NewAt(ids.Delivery, at), OrgID: org, SubscriptionID: full.ID,
+				EventID: "evt_x", EventName: events.DocumentFailed, Status: webhook.StatusDelivered, CreatedAt: at})
+		}
+		rows = append(rows, store.Delivery{ID: ids.NewAt(ids.Delivery, base), OrgID: org, SubscriptionID: small.ID,
+			EventID: "evt_x", EventName: events.DocumentFailed, Status: webhook.StatusDelivered, CreatedAt: base})
+		if err := s.DB.CreateInBatches(rows, 100).Error; err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.PublishEvent(ctx, envelope(t, org, events.DocumentFailed, failedData)); err != nil {
+			t.Fatal(err)
+		}
+		for sub, want := range map[string]int64{full.ID: store.DeliveryHistory, small.ID: 2} {
+			var n int64
+			s.DB.Model(&store.Delivery{}).Where("subscription_id = ?", sub).Count(&n)
+			if n != want {
+				t.Errorf("subscription %s keeps %d deliveries, want %d", sub, n, want)
+			}
+		}
+	})
+}
+
 func TestRecordAttempt(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx, org, sub := subscribed(t, s, events.DocumentFailed)
