@@ -10,6 +10,7 @@ import (
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
 	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/secrets"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -34,6 +35,20 @@ var crossOrgFixtures = map[string]crossOrgFixture{
 	"/api/users/:id": {
 		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string { return owner.User.ID },
 		bodies: map[string]any{"PATCH /api/users/:id": map[string]any{"name": "renamed", "disabled": true, "role": "viewer"}},
+	},
+	"/api/webhooks/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			box, err := secrets.NewBox(bytes.Repeat([]byte{1}, secrets.KeySize))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, _, err := h.Store.CreateWebhook(context.Background(), box, owner.Org.ID, "https://example.com/hook", []string{"*"}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w.ID
+		},
+		bodies: map[string]any{"PATCH /api/webhooks/:id": map[string]any{"url": "https://example.org/x", "events": []string{"document.failed"}, "active": false}},
 	},
 	"/api/pings/:id": {
 		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {

@@ -199,11 +199,21 @@ func parseInstant(v string) (time.Time, bool, error) {
 
 // ListRows answers one page of an offset list, showing each row through view.
 func ListRows[T, V any](c *gin.Context, rows []T, total int64, q ListQuery, view func(*T) V, summary map[string]int64) {
+	List(c, Views(rows, view), total, q.Page.Page, q.Page.Limit, summary)
+}
+
+// CursorRows answers one page of a cursor list, showing each row through view; next is nil at the end.
+func CursorRows[T, V any](c *gin.Context, rows []T, next *store.Cursor, view func(*T) V, summary map[string]int64) {
+	CursorList(c, Views(rows, view), NextCursor(next), summary)
+}
+
+// Views shows each row through view; never nil, so an empty list is [] in JSON.
+func Views[T, V any](rows []T, view func(*T) V) []V {
 	out := make([]V, 0, len(rows))
 	for i := range rows {
 		out = append(out, view(&rows[i]))
 	}
-	List(c, out, total, q.Page.Page, q.Page.Limit, summary)
+	return out
 }
 
 // NextCursor is the nextCursor value for CursorList: "" at the end.

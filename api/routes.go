@@ -82,5 +82,17 @@ func (s *Server) Routes() []Route {
 		{Method: "GET", Path: "/api/users/:id", Scope: "users:view", Summary: "get a user", Handler: s.getUser},
 		{Method: "PATCH", Path: "/api/users/:id", Scope: "api:manage", Body: BodyJSON, Summary: "change a user's name, role, password or disabled flag", Handler: s.updateUser},
 		{Method: "GET", Path: "/api/audit-logs", Scope: "api:manage", Summary: "the organisation's audit log, newest first", Handler: s.listAuditLogs},
+
+		// Webhooks: subscriptions, secrets, test sends and the delivery log (issue 4).
+		{Method: "POST", Path: "/api/webhooks", Scope: "webhooks:manage", Body: BodyJSON, Summary: "subscribe a URL to events (its signing secret is shown once)", Handler: s.createWebhook},
+		{Method: "GET", Path: "/api/webhooks", Scope: "webhooks:view", Summary: "list webhook subscriptions", Handler: s.listWebhooks},
+		{Method: "GET", Path: "/api/webhooks/:id", Scope: "webhooks:view", Summary: "get a webhook subscription (never its secret)", Handler: s.getWebhook},
+		{Method: "PATCH", Path: "/api/webhooks/:id", Scope: "webhooks:manage", Body: BodyJSON, Summary: "change a subscription's url, events or active flag", Handler: s.updateWebhook},
+		{Method: "DELETE", Path: "/api/webhooks/:id", Scope: "webhooks:manage", Summary: "delete a webhook subscription and its delivery log", Handler: s.deleteWebhook},
+		{Method: "POST", Path: "/api/webhooks/:id/rotate-secret", Scope: "webhooks:manage", Summary: "give a subscription a new signing secret (shown once)", Handler: s.rotateWebhookSecret},
+		{Method: "POST", Path: "/api/webhooks/:id/test", Scope: "webhooks:manage", Summary: "send webhook.test to the subscription", Handler: s.testWebhook},
+		{Method: "GET", Path: "/api/webhooks/:id/deliveries", Scope: "webhooks:view", Summary: "the subscription's delivery log (last 200), newest first", Handler: s.listDeliveries},
+		{Method: "GET", Path: "/api/webhooks/:id/deliveries/:deliveryId", Scope: "webhooks:view", Summary: "one delivery with every attempt", Handler: s.getDelivery},
+		{Method: "POST", Path: "/api/webhooks/:id/deliveries/:deliveryId/redeliver", Scope: "webhooks:manage", Summary: "deliver the same event again through the whole ladder", Handler: s.redeliver},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 
+	"github.com/svcplatform/svc/activities"
 	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/ratelimit"
 	"github.com/svcplatform/svc/store"
@@ -38,6 +39,10 @@ type Server struct {
 	metrics *httpMetrics
 	routes  []Route
 	sec     *security
+	// hooks seals webhook secrets, checks target URLs and starts deliveries; nil, with hooksErr
+	// saying why, when config lacks secrets.key: the webhook endpoints then answer 503.
+	hooks    *activities.Webhooks
+	hooksErr error
 }
 
 // New builds the API with every route of the route table.
@@ -55,6 +60,7 @@ func New(d Deps) *Server {
 	s := &Server{Deps: d}
 	s.metrics = newHTTPMetrics(d.Registry)
 	s.sec = newSecurity(s.Deps)
+	s.hooks, s.hooksErr = activities.NewWebhooks(d.Config, d.Store, d.Temporal, d.Logger)
 	s.routes = s.Routes()
 	s.engine = s.buildEngine()
 	return s
