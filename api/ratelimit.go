@@ -53,9 +53,9 @@ type overrideEntry struct {
 
 // ruleFor is the rule of bucket for the organisation: its override, or the default.
 func (s *Server) ruleFor(c *gin.Context, orgID, bucket string) ratelimit.Rule {
-	def := DefaultRateLimits()[bucket]
-	if def.Limit == 0 {
-		def = DefaultRateLimits()[BucketWrite]
+	def, ok := s.sec.defaults[bucket]
+	if !ok {
+		def = s.sec.defaults[BucketWrite]
 	}
 	if orgID == "" {
 		return def

@@ -12,6 +12,7 @@ import (
 // per-organisation overrides, the key-lookup cache, trusted proxies and periodic upkeep.
 type security struct {
 	limiter   *ratelimit.Limiter
+	defaults  map[string]ratelimit.Rule
 	overrides *overrideCache
 	keys      *keyCache
 	trusted   []netip.Prefix
@@ -31,6 +32,7 @@ func newSecurity(d Deps) *security {
 	}
 	sec := &security{
 		limiter:   ratelimit.New(counters, d.Now),
+		defaults:  DefaultRateLimits(),
 		overrides: &overrideCache{ttl: overrideTTL, entries: map[string]overrideEntry{}},
 		keys:      &keyCache{ttl: d.Config.Auth.KeyCacheTTL, entries: map[string]keyEntry{}},
 	}

@@ -18,6 +18,9 @@ type Database struct {
 
 	mu     sync.Mutex
 	purged time.Time
+	// writes serialises this process's upserts on SQLite, which has one writer at a time anyway:
+	// queueing here is cheaper than SQLite's busy handler, which sleeps for milliseconds.
+	writes sync.Mutex
 }
 
 // NewDatabase makes a store on the application database; log receives purge failures (nil: default).
@@ -31,6 +34,10 @@ func NewDatabase(s *store.Store, log *slog.Logger) *Database {
 // Hit implements Store.
 func (d *Database) Hit(ctx context.Context, key string, start time.Time, window time.Duration) (int64, error) {
 	d.purgeNowAndThen(ctx, start)
+	if d.store.Dialect == "sqlite" {
+		d.writes.Lock()
+		defer d.writes.Unlock()
+	}
 	return d.store.HitRateLimit(ctx, key, start.Unix(), start.Add(window).Unix())
 }
 

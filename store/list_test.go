@@ -124,6 +124,12 @@ func TestListOffsetAndFilters(t *testing.T) {
 		if total != 30 || len(rows) != 10 || rows[0].ID != "row_009" {
 			t.Fatalf("page 2 = %d rows (first %v), total %d", len(rows), rows, total)
 		}
+		if rows, total := list(store.Filter{}, store.Offset{Page: 4, Limit: 10}); total != 30 || len(rows) != 0 {
+			t.Fatalf("past the end = %d rows, total %d", len(rows), total)
+		}
+		if rows, total := list(store.Filter{}, store.Offset{Page: 3, Limit: 10}); total != 30 || len(rows) != 10 {
+			t.Fatalf("last full page = %d rows, total %d", len(rows), total)
+		}
 		if _, total := list(store.Filter{Status: []string{"failed", "running"}}, store.Offset{Page: 1, Limit: 100}); total != 20 {
 			t.Fatalf("status filter total = %d, want 20", total)
 		}
