@@ -119,7 +119,7 @@ func TestFieldConfidence(t *testing.T) {
 		{"fuzzy label", docintel.Field{OCRConfidence: 0.99, Label: docintel.LabelFuzzy}, 0.911},
 		{"position only", docintel.Field{OCRConfidence: 0.9, Label: docintel.LabelPosition}, 0.765},
 		{"check digit passed", docintel.Field{OCRConfidence: 0.5, Label: docintel.LabelMRZ, Validator: "mrz", Valid: &yes}, 0.95},
-		{"luhn over part of the number", docintel.Field{OCRConfidence: 0.7, Label: docintel.LabelExact, Validator: "npwp", Valid: &yes}, 0.88},
+		{"luhn over part of the number", docintel.Field{OCRConfidence: 0.7, Label: docintel.LabelExact, Validator: "npwp", Valid: &yes}, 0.82},
 		{"check digit failed", docintel.Field{OCRConfidence: 0.99, Label: docintel.LabelExact, Validator: "npwp", Valid: &no}, docintel.FailedCheckCap},
 		{"repaired characters", docintel.Field{OCRConfidence: 0.9, Label: docintel.LabelExact, Repaired: true}, 0.81},
 		{"missing", docintel.Field{Label: docintel.LabelMissing}, 0},

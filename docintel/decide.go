@@ -41,7 +41,7 @@ var validatorStrength = map[string]float64{
 	"mrz_line":       0.75, // no own check digit, but all five checks of its MRZ line passed
 	"visual_zone":    0.8,  // the MRZ name equals the printed name
 	"nik_crosscheck": 0.9,  // the NIK's encoded birth date equals the printed one
-	"npwp":           0.6,  // Luhn covers 9 of the 15 digits
+	"npwp":           0.4,  // Luhn covers 9 of the 15 digits; office and branch are unchecked
 	"nik":            0.5,  // region, date and serial are plausible
 	"luhn":           0.7,
 	"date":           0.15, // a misread digit usually still makes a date

@@ -43,7 +43,7 @@ func Example() {
 	// pdf 1 text_layer
 	// npwp 1
 	// extracted 0.99
-	// npwp_number = 09.254.294.3-407.000 (0.996)
+	// npwp_number = 09.254.294.3-407.000 (0.994)
 	// name = BUDI SANTOSO (0.990)
 	// address = JL. MERDEKA NO. 10 RT 001 RW 002 KEBAYORAN BARU JAKARTA SELATAN (0.990)
 	// registered_at = 2015-03-12 (0.992)

@@ -88,17 +88,20 @@ func extractPassport(x *Extraction, lines []Line, opts ExtractOptions) {
 		return
 	}
 	c1, c2 := minConf(w1), minConf(w2)
+	// A failed composite check means one of the parts it covers is wrong even though its
+	// own check digit passed (a 1 in 10 chance each): none of them is confirmed then.
+	composite := !m.FailedCheck("composite")
 	field := func(name, value string, conf float64, check string) {
 		f := Field{Value: value, OCRConfidence: conf, Label: LabelMRZ, Repaired: repaired && conf == c2}
 		for _, r := range required {
 			f.Required = f.Required || r == name
 		}
-		if check != "" {
-			if m.FailedCheck(check) {
-				f.fail("mrz", "check_digit")
-			} else {
-				f.setValid("mrz", nil)
-			}
+		switch {
+		case check == "":
+		case m.FailedCheck(check):
+			f.fail("mrz", "check_digit")
+		case composite:
+			f.setValid("mrz", nil)
 		}
 		x.set(name, f)
 	}
@@ -119,8 +122,13 @@ func extractPassport(x *Extraction, lines []Line, opts ExtractOptions) {
 	if m.PersonalNumber != "" {
 		field("personal_number", m.PersonalNumber, c2, "personal_number")
 	}
-	if m.FailedCheck("composite") {
+	if !composite {
 		x.flag("mrz_composite_check_failed")
+	}
+	// Filler only pads a document number at its end: "Q850680<4" is a misaligned read.
+	if f := x.Fields["document_number"]; strings.Contains(f.Value, "<") {
+		f.fail("mrz", "format")
+		x.set("document_number", f)
 	}
 	for _, name := range []string{"nationality", "issuing_state"} {
 		if f := x.Fields[name]; !isCountryCode(f.Value) {

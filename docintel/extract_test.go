@@ -228,6 +228,13 @@ func TestExtractPassport(t *testing.T) {
 			}
 		})
 	}
+	// OCR dropped the first letter of the document number: realigning the line cannot
+	// bring it back, and the number must not come out confirmed.
+	_, d0 := extract(t, docintel.TypePassport, textOf(0.9, l1, "898902C36UTO7408122F1204159ZE184226B<<<<<10"))
+	if f := d0.Fields["document_number"]; f.Confidence >= docintel.DefaultThreshold || d0.Status != docintel.StatusRequiresReview {
+		t.Errorf("misread document number %q confidence %.3f, status %s", f.Value, f.Confidence, d0.Status)
+	}
+
 	// A valid, unexpired passport is extracted.
 	x, d := extract(t, docintel.TypePassport, textOf(0.9, "Full Name", "BUDI SANTOSO",
 		"P<IDNSANTOSO<<BUDI<<<<<<<<<<<<<<<<<<<<<<<<<<", "C4821937<2IDN8503127M3308213<<<<<<<<<<<<<<<2"))
