@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
 	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/orchestration"
 	"github.com/svcplatform/svc/secrets"
 	"github.com/svcplatform/svc/store"
 )
@@ -49,6 +51,27 @@ var crossOrgFixtures = map[string]crossOrgFixture{
 			return w.ID
 		},
 		bodies: map[string]any{"PATCH /api/webhooks/:id": map[string]any{"url": "https://example.org/x", "events": []string{"document.failed"}, "active": false}},
+	},
+	"/api/workflows/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			return newWorkflow(t, h, owner.Org.ID).ID
+		},
+		bodies: map[string]any{
+			"POST /api/workflows/:id/versions":   map[string]any{"definition": json.RawMessage(linearDefinition)},
+			"POST /api/workflows/:id/executions": map[string]any{"inputs": map[string]any{"amount": 5}},
+		},
+	},
+	"/api/executions/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			return newExecution(t, h, owner.Org.ID, orchestration.ExecutionRunning).ID
+		},
+		bodies: map[string]any{"POST /api/executions/:id/cancel": map[string]any{"reason": "mine now"}},
+	},
+	"/api/approvals/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			return newApproval(t, h, newExecution(t, h, owner.Org.ID, orchestration.ExecutionRunning), "role:admin").ID
+		},
+		bodies: map[string]any{"POST /api/approvals/:id/approve": map[string]any{"comment": "ok"}},
 	},
 	"/api/pings/:id": {
 		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {

@@ -17,7 +17,7 @@ import (
 )
 
 // Idempotency (SPEC 4.7, ARCHITECTURE 3) for routes with Idempotent: a body externalId seen again
-// within idempotency.window for the same (organisation, environment, route pattern, externalId)
+// within idempotency.window for the same (organisation, environment, method and path, externalId)
 // answers the original status and body with "idempotent": true added, and runs nothing.
 //
 //   - The first request claims a record (one atomic insert) before its handler runs, so of any
@@ -34,8 +34,9 @@ const (
 )
 
 func (s *Server) idempotency(r Route) gin.HandlerFunc {
-	endpoint := r.Method + " " + r.Path
 	return func(c *gin.Context) {
+		// The endpoint is the concrete path: one externalId may start executions of two workflows.
+		endpoint := r.Method + " " + c.Request.URL.Path
 		p := PrincipalOf(c)
 		body, ok := RawBody(c)
 		if !ok {

@@ -1,6 +1,10 @@
 package api
 
-import "github.com/gin-gonic/gin"
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/svcplatform/svc/orchestration"
+)
 
 // BodyKind is what a route accepts as its request body.
 type BodyKind int
@@ -94,5 +98,20 @@ func (s *Server) Routes() []Route {
 		{Method: "GET", Path: "/api/webhooks/:id/deliveries", Scope: "webhooks:view", Summary: "the subscription's delivery log (last 200), newest first", Handler: s.listDeliveries},
 		{Method: "GET", Path: "/api/webhooks/:id/deliveries/:deliveryId", Scope: "webhooks:view", Summary: "one delivery with every attempt", Handler: s.getDelivery},
 		{Method: "POST", Path: "/api/webhooks/:id/deliveries/:deliveryId/redeliver", Scope: "webhooks:manage", Summary: "deliver the same event again through the whole ladder", Handler: s.redeliver},
+
+		// Orchestration: workflow definitions, executions and human approvals (issue 5).
+		{Method: "POST", Path: "/api/workflows", Scope: "workflows:write", Body: BodyJSON, Idempotent: true, Summary: "create a workflow with its first definition version", Handler: s.createWorkflow},
+		{Method: "GET", Path: "/api/workflows", Scope: "workflows:view", Summary: "list workflows", Handler: s.listWorkflows},
+		{Method: "GET", Path: "/api/workflows/:id", Scope: "workflows:view", Summary: "get a workflow (by id or slug) with its latest definition", Handler: s.getWorkflow},
+		{Method: "POST", Path: "/api/workflows/:id/versions", Scope: "workflows:write", Body: BodyJSON, Idempotent: true, Summary: "add an immutable definition version", Handler: s.addWorkflowVersion},
+		{Method: "GET", Path: "/api/workflows/:id/versions/:version", Scope: "workflows:view", Summary: "get one definition version", Handler: s.getWorkflowVersion},
+		{Method: "POST", Path: "/api/workflows/:id/executions", Scope: "executions:write", Body: BodyJSON, MaxBody: MaxInputsBytes + 4<<10, Idempotent: true, Summary: "start an execution of a workflow version", Handler: s.startExecution},
+		{Method: "GET", Path: "/api/executions", Scope: "executions:view", Summary: "list executions, newest first", Handler: s.listExecutions},
+		{Method: "GET", Path: "/api/executions/:id", Scope: "executions:view", Summary: "get an execution with its steps, approvals and Temporal UI link", Handler: s.getExecution},
+		{Method: "POST", Path: "/api/executions/:id/cancel", Scope: "executions:write", Body: BodyJSON, Summary: "cancel a pending or running execution", Handler: s.cancelExecution},
+		{Method: "GET", Path: "/api/approvals", Scope: "approvals:view", Summary: "list human approvals", Handler: s.listApprovals},
+		{Method: "GET", Path: "/api/approvals/:id", Scope: "approvals:view", Summary: "get a human approval (by apr_ or stp_ id)", Handler: s.getApproval},
+		{Method: "POST", Path: "/api/approvals/:id/approve", Scope: "approvals:write", Body: BodyJSON, Summary: "approve a pending approval (key bound to a user)", Handler: s.resolveApproval(orchestration.DecisionApprove)},
+		{Method: "POST", Path: "/api/approvals/:id/reject", Scope: "approvals:write", Body: BodyJSON, Summary: "reject a pending approval (key bound to a user)", Handler: s.resolveApproval(orchestration.DecisionReject)},
 	}
 }
