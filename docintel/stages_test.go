@@ -3,6 +3,7 @@ package docintel_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -46,8 +47,11 @@ func TestFixturesThroughStages(t *testing.T) {
 		wantStatus docintel.Status // "" accepts either status (see below)
 		wantFields map[string]string
 		wantRotate bool
+		wantFlags  []string
 	}{
 		{name: "npwp text pdf", data: fixtures.NPWPTextPDF, wantSource: docintel.SourceTextLayer, wantType: "npwp", wantStatus: docintel.StatusExtracted, wantFields: npwp},
+		{name: "npwp with a wrong check digit", data: fixtures.NPWPBadCheckDigitPDF, wantSource: docintel.SourceTextLayer, wantType: "npwp", wantStatus: docintel.StatusRequiresReview,
+			wantFields: map[string]string{"name": npwp["name"], "npwp_number": "09.254.294.8-407.000"}, wantFlags: []string{"npwp_number:check_digit"}},
 		{name: "npwp photo png", data: fixtures.NPWPPhotoPNG, wantSource: docintel.SourceOCR, wantType: "npwp", wantFields: npwp},
 		{name: "npwp scanned pdf", data: fixtures.NPWPScanPDF, wantSource: docintel.SourceOCR, wantType: "npwp", wantFields: npwp},
 		{name: "npwp degraded scan", data: fixtures.NPWPDegradedScanPDF, wantSource: docintel.SourceOCR, wantType: "npwp", wantFields: map[string]string{"npwp_number": npwp["npwp_number"], "name": npwp["name"]}},
@@ -101,6 +105,9 @@ func TestFixturesThroughStages(t *testing.T) {
 				if got := d.Fields[name]; got.Value != want {
 					t.Errorf("%s = %q (confidence %.3f), want %q", name, got.Value, got.Confidence, want)
 				}
+			}
+			if !reflect.DeepEqual(d.Flags, tt.wantFlags) && tt.wantFlags != nil {
+				t.Errorf("flags = %v, want %v", d.Flags, tt.wantFlags)
 			}
 			switch {
 			case tt.wantStatus != "" && d.Status != tt.wantStatus:
