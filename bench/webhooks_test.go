@@ -39,6 +39,7 @@ func emptyWorkflow(workflow.Context) error { return nil }
 
 // env is one booted stack shared by the benchmarks of a run.
 type env struct {
+	dir      string
 	stack    *devstack.Stack
 	hooks    *activities.Webhooks
 	baseline sdkworker.Worker
@@ -58,6 +59,7 @@ func TestMain(m *testing.M) {
 		shared.baseline.Stop()
 		_ = shared.stack.Stop()
 		shared.rcv.srv.Close()
+		_ = os.RemoveAll(shared.dir)
 	}
 	os.Exit(code)
 }
@@ -108,7 +110,7 @@ func boot() (*env, error) {
 		return nil, err
 	}
 	rcv := newArrivals()
-	return &env{stack: s, hooks: hooks, baseline: w, rcv: rcv, url: rcv.srv.URL + "/hook"}, nil
+	return &env{dir: dir, stack: s, hooks: hooks, baseline: w, rcv: rcv, url: rcv.srv.URL + "/hook"}, nil
 }
 
 // arrivals is a loopback receiver that answers 204 at once and counts the first attempts of each
