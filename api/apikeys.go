@@ -131,7 +131,7 @@ func (s *Server) checkActAsUser(c *gin.Context, fe FieldErrors, id string) bool 
 		fe.Add("actAsUserId", "must be a user id (usr_…)")
 		return true
 	}
-	u, err := s.Store.GetUser(c, PrincipalOf(c).OrgID, id)
+	u, err := s.Store.GetUser(c.Request.Context(), PrincipalOf(c).OrgID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		fe.Add("actAsUserId", "no such user in this organisation")
 		return true
@@ -188,7 +188,7 @@ func (s *Server) createAPIKey(c *gin.Context) {
 		ValidationFailed(c, fe)
 		return
 	}
-	k, secret, err := s.Store.IssueAPIKey(c, store.NewAPIKey{
+	k, secret, err := s.Store.IssueAPIKey(c.Request.Context(), store.NewAPIKey{
 		OrgID: PrincipalOf(c).OrgID, Name: name, Environment: s.Config.Environment, Scopes: scopes,
 		ActAsUserID: req.ActAsUserID, ExpiresAt: expires, Now: s.Now(),
 	})
@@ -205,7 +205,7 @@ func (s *Server) listAPIKeys(c *gin.Context) {
 	if !ok {
 		return
 	}
-	rows, total, err := s.Store.ListAPIKeys(c, PrincipalOf(c).OrgID, q.Page, q.Filter)
+	rows, total, err := s.Store.ListAPIKeys(c.Request.Context(), PrincipalOf(c).OrgID, q.Page, q.Filter)
 	if !Loaded(c, err) {
 		return
 	}
@@ -214,7 +214,7 @@ func (s *Server) listAPIKeys(c *gin.Context) {
 
 // getAPIKey answers one key, masked.
 func (s *Server) getAPIKey(c *gin.Context) {
-	k, err := s.Store.GetAPIKey(c, PrincipalOf(c).OrgID, PathID(c))
+	k, err := s.Store.GetAPIKey(c.Request.Context(), PrincipalOf(c).OrgID, PathID(c))
 	if Loaded(c, err) {
 		OK(c, s.newAPIKeyView(k))
 	}
@@ -223,7 +223,7 @@ func (s *Server) getAPIKey(c *gin.Context) {
 // loadEditableAPIKey loads the path's key for a change: 404 when it is not the organisation's,
 // 422 for a service principal key, which only the platform manages.
 func (s *Server) loadEditableAPIKey(c *gin.Context) (*store.APIKey, bool) {
-	k, err := s.Store.GetAPIKey(c, PrincipalOf(c).OrgID, PathID(c))
+	k, err := s.Store.GetAPIKey(c.Request.Context(), PrincipalOf(c).OrgID, PathID(c))
 	if !Loaded(c, err) {
 		return nil, false
 	}
@@ -276,7 +276,7 @@ func (s *Server) updateAPIKey(c *gin.Context) {
 		ValidationFailed(c, fe)
 		return
 	}
-	k, err := s.Store.UpdateAPIKey(c, k.OrgID, k.ID, ch)
+	k, err := s.Store.UpdateAPIKey(c.Request.Context(), k.OrgID, k.ID, ch)
 	if err != nil {
 		Internal(c, err)
 		return
@@ -292,7 +292,7 @@ func (s *Server) rotateAPIKey(c *gin.Context) {
 	if !ok {
 		return
 	}
-	next, secret, old, err := s.Store.RotateAPIKey(c, k.OrgID, k.ID, s.Now(), RotationGrace)
+	next, secret, old, err := s.Store.RotateAPIKey(c.Request.Context(), k.OrgID, k.ID, s.Now(), RotationGrace)
 	if errors.Is(err, store.ErrKeyNotActive) {
 		StateConflict(c, k.Status(s.Now()), store.KeyRotated)
 		return
@@ -312,7 +312,7 @@ func (s *Server) rotateAPIKey(c *gin.Context) {
 
 // revokeAPIKey revokes a key now and answers it; revoking a revoked key changes nothing.
 func (s *Server) revokeAPIKey(c *gin.Context) {
-	k, err := s.Store.RevokeAPIKey(c, PrincipalOf(c).OrgID, PathID(c), s.Now())
+	k, err := s.Store.RevokeAPIKey(c.Request.Context(), PrincipalOf(c).OrgID, PathID(c), s.Now())
 	if !Loaded(c, err) {
 		return
 	}
@@ -334,7 +334,7 @@ type meView struct {
 // me answers who the caller is: organisation, environment, key or session, scopes, bound user.
 func (s *Server) me(c *gin.Context) {
 	p := PrincipalOf(c)
-	org, err := s.Store.GetOrganization(c, p.OrgID)
+	org, err := s.Store.GetOrganization(c.Request.Context(), p.OrgID)
 	if err != nil {
 		Internal(c, err)
 		return
@@ -347,7 +347,7 @@ func (s *Server) me(c *gin.Context) {
 		v.Scopes = []string{}
 	}
 	if p.UserID != "" {
-		u, err := s.Store.GetUser(c, p.OrgID, p.UserID)
+		u, err := s.Store.GetUser(c.Request.Context(), p.OrgID, p.UserID)
 		if err != nil {
 			Internal(c, err)
 			return

@@ -141,7 +141,7 @@ func (s *Server) listAuditLogs(c *gin.Context) {
 	if !ok {
 		return
 	}
-	rows, next, err := s.Store.ListAuditLogs(c, PrincipalOf(c).OrgID, q.Cursor, q.Filter)
+	rows, next, err := s.Store.ListAuditLogs(c.Request.Context(), PrincipalOf(c).OrgID, q.Cursor, q.Filter)
 	if err != nil {
 		Internal(c, err)
 		return

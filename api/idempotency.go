@@ -59,7 +59,7 @@ func (s *Server) idempotency(r Route) gin.HandlerFunc {
 		}
 		deadline := time.Now().Add(idempotencyWait)
 		for {
-			existing, err := s.Store.ClaimIdempotency(c, rec)
+			existing, err := s.Store.ClaimIdempotency(c.Request.Context(), rec)
 			if err != nil {
 				Internal(c, err)
 				return
@@ -68,7 +68,7 @@ func (s *Server) idempotency(r Route) gin.HandlerFunc {
 				break // ours: run the handler
 			}
 			if !now.Before(existing.ExpiresAt) || existing.State == store.IdempotencyPending && now.Sub(existing.CreatedAt) >= idempotencyLease {
-				if err := s.Store.ReleaseIdempotency(c, existing.ID); err != nil {
+				if err := s.Store.ReleaseIdempotency(c.Request.Context(), existing.ID); err != nil {
 					Internal(c, err)
 					return
 				}
@@ -129,7 +129,7 @@ func (s *Server) awaitIdempotency(c *gin.Context, id string, deadline time.Time)
 			return nil, c.Request.Context().Err()
 		case <-t.C:
 		}
-		rec, err := s.Store.GetIdempotency(c, id)
+		rec, err := s.Store.GetIdempotency(c.Request.Context(), id)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, nil
 		}
@@ -189,7 +189,7 @@ func (s *Server) purgeIdempotency(c *gin.Context, now time.Time) {
 	if !s.sec.due(&s.sec.idempotencyPurged, now, time.Minute) {
 		return
 	}
-	if err := s.Store.PurgeIdempotency(c, now); err != nil {
+	if err := s.Store.PurgeIdempotency(c.Request.Context(), now); err != nil {
 		logger(c).Warn("purge idempotency records", "error", err)
 	}
 }

@@ -81,20 +81,20 @@ func (s *Server) lookupKey(c *gin.Context, hash string) (keyEntry, error) {
 	if e, ok := s.sec.keys.get(hash, now); ok {
 		return e, nil
 	}
-	key, err := s.Store.APIKeyByHash(c, hash)
+	key, err := s.Store.APIKeyByHash(c.Request.Context(), hash)
 	if err != nil {
 		return keyEntry{}, err
 	}
 	e := keyEntry{key: key, at: now}
 	if key.ActAsUserID != "" {
-		u, err := s.Store.GetUser(c, key.OrgID, key.ActAsUserID)
+		u, err := s.Store.GetUser(c.Request.Context(), key.OrgID, key.ActAsUserID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return keyEntry{}, err
 		}
 		e.user = u
 	}
 	if key.LastUsedAt == nil || now.Sub(*key.LastUsedAt) >= lastUsedEvery {
-		if err := s.Store.TouchAPIKey(c, key.ID, now); err != nil {
+		if err := s.Store.TouchAPIKey(c.Request.Context(), key.ID, now); err != nil {
 			logger(c).Warn("record key use", "apiKeyId", key.ID, "error", err)
 		}
 	}

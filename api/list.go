@@ -22,7 +22,7 @@ import (
 //	if !ok {
 //		return
 //	}
-//	rows, total, err := store.ListOffset[store.Execution](c, s.Store.DB, q.Page, "created_at DESC, id DESC",
+//	rows, total, err := store.ListOffset[store.Execution](c.Request.Context(), s.Store.DB, q.Page, "created_at DESC, id DESC",
 //		store.ForOrg(PrincipalOf(c).OrgID), q.Filter.Scope(store.FilterColumns{Text: []string{"workflow_slug"}, Status: "status"}))
 //	...
 //	List(c, views, total, q.Page.Page, q.Page.Limit, summary) // summary only when q.Filter.Summary

@@ -135,7 +135,7 @@ func StateConflictMessage(from, to string) string {
 // Loaded reports whether a store lookup succeeded. Otherwise it answers 404 not found for
 // store.ErrNotFound (absent, or another organisation's) or 500 for anything else, and returns false:
 //
-//	k, err := s.Store.GetAPIKey(c, orgID, PathID(c))
+//	k, err := s.Store.GetAPIKey(c.Request.Context(), orgID, PathID(c))
 //	if !Loaded(c, err) {
 //		return
 //	}

@@ -76,7 +76,7 @@ func (s *Server) login(c *gin.Context) {
 		ValidationFailed(c, fe)
 		return
 	}
-	u, err := s.Store.UserByEmail(c, req.Email)
+	u, err := s.Store.UserByEmail(c.Request.Context(), req.Email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		Internal(c, err)
 		return
@@ -90,7 +90,7 @@ func (s *Server) login(c *gin.Context) {
 		Fail(c, http.StatusUnauthorized, ErrBadCredentials)
 		return
 	}
-	org, err := s.Store.GetOrganization(c, u.OrgID)
+	org, err := s.Store.GetOrganization(c.Request.Context(), u.OrgID)
 	if err != nil {
 		Internal(c, err)
 		return
@@ -101,7 +101,7 @@ func (s *Server) login(c *gin.Context) {
 		ID: ids.NewAt(ids.Session, now), OrgID: u.OrgID, UserID: u.ID, TokenHash: hashToken(token),
 		CSRFToken: csrf, ExpiresAt: now.Add(s.Config.Auth.SessionTTL), CreatedAt: now,
 	}
-	if err := s.Store.CreateSession(c, sess); err != nil {
+	if err := s.Store.CreateSession(c.Request.Context(), sess); err != nil {
 		Internal(c, err)
 		return
 	}
@@ -119,13 +119,13 @@ func (s *Server) login(c *gin.Context) {
 // logout ends the cookie's session, if any, and clears the cookies. It always answers 204.
 func (s *Server) logout(c *gin.Context) {
 	if token, err := c.Cookie(SessionCookie); err == nil && token != "" {
-		sess, err := s.Store.SessionByTokenHash(c, hashToken(token))
+		sess, err := s.Store.SessionByTokenHash(c.Request.Context(), hashToken(token))
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			Internal(c, err)
 			return
 		}
 		if sess != nil && sess.Active(s.Now()) {
-			if err := s.Store.RevokeSession(c, sess.OrgID, sess.ID, s.Now()); err != nil {
+			if err := s.Store.RevokeSession(c.Request.Context(), sess.OrgID, sess.ID, s.Now()); err != nil {
 				Internal(c, err)
 				return
 			}
@@ -140,7 +140,7 @@ func (s *Server) logout(c *gin.Context) {
 
 // authenticateSession resolves a session cookie to its user's principal, enforcing CSRF on writes.
 func (s *Server) authenticateSession(c *gin.Context, token string) {
-	sess, err := s.Store.SessionByTokenHash(c, hashToken(token))
+	sess, err := s.Store.SessionByTokenHash(c.Request.Context(), hashToken(token))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		Internal(c, err)
 		return
@@ -150,7 +150,7 @@ func (s *Server) authenticateSession(c *gin.Context, token string) {
 		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
 		return
 	}
-	u, err := s.Store.GetUser(c, sess.OrgID, sess.UserID)
+	u, err := s.Store.GetUser(c.Request.Context(), sess.OrgID, sess.UserID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		Internal(c, err)
 		return

@@ -97,7 +97,7 @@ func (s *Server) createUser(c *gin.Context) {
 	now := s.Now().UTC()
 	u := &store.User{ID: ids.NewAt(ids.User, now), OrgID: PrincipalOf(c).OrgID, Email: req.Email,
 		Name: strings.TrimSpace(req.Name), Role: req.Role, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
-	if err := s.Store.CreateUser(c, u); err != nil {
+	if err := s.Store.CreateUser(c.Request.Context(), u); err != nil {
 		if errors.Is(err, store.ErrEmailTaken) {
 			ValidationFailed(c, FieldErrors{"email": {"is already in use"}})
 			return
@@ -114,7 +114,7 @@ func (s *Server) listUsers(c *gin.Context) {
 	if !ok {
 		return
 	}
-	rows, total, err := s.Store.ListUsers(c, PrincipalOf(c).OrgID, q.Page, q.Filter)
+	rows, total, err := s.Store.ListUsers(c.Request.Context(), PrincipalOf(c).OrgID, q.Page, q.Filter)
 	if !Loaded(c, err) {
 		return
 	}
@@ -123,7 +123,7 @@ func (s *Server) listUsers(c *gin.Context) {
 
 // getUser answers one user of the organisation.
 func (s *Server) getUser(c *gin.Context) {
-	u, err := s.Store.GetUser(c, PrincipalOf(c).OrgID, PathID(c))
+	u, err := s.Store.GetUser(c.Request.Context(), PrincipalOf(c).OrgID, PathID(c))
 	if !Loaded(c, err) {
 		return
 	}
@@ -155,7 +155,7 @@ func (s *Server) updateUser(c *gin.Context) {
 		}
 		ch.PasswordHash = &hash
 	}
-	u, err := s.Store.UpdateUser(c, PrincipalOf(c).OrgID, PathID(c), ch)
+	u, err := s.Store.UpdateUser(c.Request.Context(), PrincipalOf(c).OrgID, PathID(c), ch)
 	if !Loaded(c, err) {
 		return
 	}
