@@ -221,6 +221,16 @@ func TestHitRateLimitIsAtomic(t *testing.T) {
 		if len(got) != 40 || !got[1] || !got[40] {
 			t.Fatalf("counts = %v", got)
 		}
+		if s.Dialect == "postgres" {
+			var persistence string
+			s.DB.Raw("SELECT relpersistence FROM pg_class WHERE oid = to_regclass('rate_limit_counters')").Scan(&persistence)
+			if persistence != "u" {
+				t.Fatalf("rate_limit_counters persistence %q, want unlogged", persistence)
+			}
+			if err := s.Migrate(ctx); err != nil { // migrating again is a no-op
+				t.Fatal(err)
+			}
+		}
 		if n, _ := s.HitRateLimit(ctx, "read:key_a", 660, 720); n != 1 {
 			t.Fatalf("a new window starts at 1, got %d", n)
 		}

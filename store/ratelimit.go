@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"gorm.io/gorm/clause"
@@ -27,6 +28,27 @@ type RateLimitOverride struct {
 	MaxRequests   int    `gorm:"not null"`
 	WindowSeconds int    `gorm:"not null"`
 	UpdatedAt     time.Time
+}
+
+// unlogRateLimitCounters makes the counters table UNLOGGED on PostgreSQL: counters are
+// short-lived, so they need not survive a crash or reach replicas, and skipping the WAL makes the
+// per-request upsert much cheaper (about 1.6 times the authenticated throughput in bench/authn).
+func (s *Store) unlogRateLimitCounters(ctx context.Context) error {
+	if s.Dialect != "postgres" {
+		return nil
+	}
+	var persistence string
+	if err := s.DB.WithContext(ctx).Raw("SELECT relpersistence FROM pg_class WHERE oid = to_regclass('rate_limit_counters')").
+		Scan(&persistence).Error; err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	if persistence == "u" {
+		return nil
+	}
+	if err := s.DB.WithContext(ctx).Exec("ALTER TABLE rate_limit_counters SET UNLOGGED").Error; err != nil {
+		return fmt.Errorf("store: migrate: rate_limit_counters unlogged: %w", err)
+	}
+	return nil
 }
 
 // HitRateLimit counts one request for key in the window starting at windowStart (Unix seconds) and

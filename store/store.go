@@ -96,7 +96,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.DB.WithContext(ctx).AutoMigrate(AllModels()...); err != nil {
 		return fmt.Errorf("store: migrate: %w", err)
 	}
-	return nil
+	return s.unlogRateLimitCounters(ctx)
 }
 
 // Close releases the connection pool.
