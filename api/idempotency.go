@@ -36,7 +36,7 @@ const (
 func (s *Server) idempotency(r Route) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		// The endpoint is the concrete path: one externalId may start executions of two workflows.
-		endpoint := r.Method + " " + c.Request.URL.Path
+		endpoint := idempotencyEndpoint(r.Method, c.Request.URL.Path)
 		p := PrincipalOf(c)
 		body, ok := RawBody(c)
 		if !ok {
@@ -116,6 +116,17 @@ func (s *Server) idempotency(r Route) gin.HandlerFunc {
 			logger(c).Error("idempotency record", "externalId", extID, "error", err)
 		}
 	}
+}
+
+// idempotencyEndpoint names the endpoint of a record: method and path, or, for a path too long for
+// the column, method and the path's SHA-256, so a long id in the path never fails the insert.
+func idempotencyEndpoint(method, path string) string {
+	e := method + " " + path
+	if len(e) <= 200 {
+		return e
+	}
+	sum := sha256.Sum256([]byte(path))
+	return method + " sha256:" + hex.EncodeToString(sum[:])
 }
 
 // awaitIdempotency polls record id until it is done (returned), released (nil), or the deadline

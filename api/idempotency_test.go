@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -121,6 +122,32 @@ func TestIdempotencyConcurrent(t *testing.T) {
 					t.Fatalf("%d replays", replays)
 				}
 				h.Clock.Advance(time.Minute) // the write bucket is 120 a minute
+			}
+		})
+	}
+}
+
+// TestIdempotencyLongPath: an idempotent route with a path parameter keys records by the concrete
+// path; an absurdly long one must not break the record (answer 404, not 500).
+func TestIdempotencyLongPath(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		b := b
+		t.Run(b.Name, func(t *testing.T) {
+			h := apitest.New(t, apitest.Options{Backend: &b})
+			var route string
+			for _, r := range h.Server.RouteTable() {
+				if r.Idempotent && pathParam.MatchString(r.Path) {
+					route = r.Path
+					break
+				}
+			}
+			if route == "" {
+				t.Skip("no idempotent route takes a path parameter")
+			}
+			path := pathParam.ReplaceAllString(route, strings.Repeat("x", 400))
+			res := h.Do("POST", path, h.AdminKey, map[string]any{"externalId": "long-1"})
+			if res.Status >= 500 {
+				t.Fatalf("POST %s… → %d %s", path[:40], res.Status, res.Body)
 			}
 		})
 	}
