@@ -85,6 +85,9 @@ func (s *Server) auditWrites(r Route) gin.HandlerFunc {
 		if resource == "" {
 			resource = responseID(w.body())
 		}
+		if len(resource) > 100 { // the column's size; ids are far shorter
+			resource = resource[:100]
+		}
 		now := s.Now().UTC()
 		entry := &store.AuditLog{
 			ID: ids.NewAt(ids.Audit, now), OrgID: p.OrgID, Environment: p.Environment,
