@@ -47,7 +47,7 @@ func (s *Server) createPing(c *gin.Context) {
 	}
 	p := PrincipalOf(c)
 	ping := &store.Ping{ID: ids.New(ids.Execution), OrgID: p.OrgID, Message: req.Message}
-	if err := s.Store.CreatePing(c, ping); err != nil {
+	if err := s.Store.CreatePing(c.Request.Context(), ping); err != nil {
 		Internal(c, err)
 		return
 	}
@@ -55,7 +55,7 @@ func (s *Server) createPing(c *gin.Context) {
 	if req.ExternalID != "" {
 		attrs = append(attrs, workflows.AttrExternalID.ValueSet(req.ExternalID))
 	}
-	_, err := s.Temporal.ExecuteWorkflow(c, client.StartWorkflowOptions{
+	_, err := s.Temporal.ExecuteWorkflow(c.Request.Context(), client.StartWorkflowOptions{
 		ID:                       ping.ID,
 		TaskQueue:                workflows.QueueOrchestration,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
@@ -73,7 +73,7 @@ func (s *Server) createPing(c *gin.Context) {
 
 // getPing answers a ping of the caller's organisation.
 func (s *Server) getPing(c *gin.Context) {
-	ping, err := s.Store.GetPing(c, PrincipalOf(c).OrgID, PathID(c))
+	ping, err := s.Store.GetPing(c.Request.Context(), PrincipalOf(c).OrgID, PathID(c))
 	if errors.Is(err, store.ErrNotFound) {
 		NotFound(c)
 		return

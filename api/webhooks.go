@@ -218,7 +218,7 @@ func (s *Server) createWebhook(c *gin.Context) {
 		return
 	}
 	active := req.Active == nil || *req.Active
-	w, secret, err := s.Store.CreateWebhook(c, s.hooks.Box, PrincipalOf(c).OrgID, *req.URL, *req.Events, active)
+	w, secret, err := s.Store.CreateWebhook(c.Request.Context(), s.hooks.Box, PrincipalOf(c).OrgID, *req.URL, *req.Events, active)
 	if err != nil {
 		Internal(c, err)
 		return
@@ -232,7 +232,7 @@ func (s *Server) listWebhooks(c *gin.Context) {
 	if !ok {
 		return
 	}
-	rows, total, err := s.Store.ListWebhooks(c, PrincipalOf(c).OrgID, q.Page, q.Filter)
+	rows, total, err := s.Store.ListWebhooks(c.Request.Context(), PrincipalOf(c).OrgID, q.Page, q.Filter)
 	if err != nil {
 		Internal(c, err)
 		return
@@ -242,7 +242,7 @@ func (s *Server) listWebhooks(c *gin.Context) {
 
 // loadWebhook loads the path's subscription of the caller's organisation, answering 404 when there is none.
 func (s *Server) loadWebhook(c *gin.Context) (*store.WebhookSubscription, bool) {
-	w, err := s.Store.GetWebhook(c, PrincipalOf(c).OrgID, PathID(c))
+	w, err := s.Store.GetWebhook(c.Request.Context(), PrincipalOf(c).OrgID, PathID(c))
 	return w, Loaded(c, err)
 }
 
@@ -274,7 +274,7 @@ func (s *Server) updateWebhook(c *gin.Context) {
 	if req.Events != nil {
 		patch.Events = *req.Events
 	}
-	w, err := s.Store.UpdateWebhook(c, w.OrgID, w.ID, patch)
+	w, err := s.Store.UpdateWebhook(c.Request.Context(), w.OrgID, w.ID, patch)
 	if err != nil {
 		Internal(c, err)
 		return
@@ -285,7 +285,7 @@ func (s *Server) updateWebhook(c *gin.Context) {
 // deleteWebhook deletes a subscription and its delivery log; deliveries still in flight are
 // dropped at their next attempt.
 func (s *Server) deleteWebhook(c *gin.Context) {
-	if Loaded(c, s.Store.DeleteWebhook(c, PrincipalOf(c).OrgID, PathID(c))) {
+	if Loaded(c, s.Store.DeleteWebhook(c.Request.Context(), PrincipalOf(c).OrgID, PathID(c))) {
 		NoContent(c)
 	}
 }
@@ -297,9 +297,9 @@ func (s *Server) rotateWebhookSecret(c *gin.Context) {
 	if !ok || !s.webhooksAvailable(c) {
 		return
 	}
-	secret, err := s.Store.RotateWebhookSecret(c, s.hooks.Box, w.OrgID, w.ID)
+	secret, err := s.Store.RotateWebhookSecret(c.Request.Context(), s.hooks.Box, w.OrgID, w.ID)
 	if err == nil {
-		w, err = s.Store.GetWebhook(c, w.OrgID, w.ID)
+		w, err = s.Store.GetWebhook(c.Request.Context(), w.OrgID, w.ID)
 	}
 	if Loaded(c, err) { // 404 when deleted meanwhile
 		OK(c, newIssuedWebhookView(w, secret))
@@ -313,7 +313,7 @@ func (s *Server) testWebhook(c *gin.Context) {
 	if !ok || !s.webhooksAvailable(c) {
 		return
 	}
-	d, err := s.Store.CreateTestDelivery(c, w.OrgID, w.ID, s.Now())
+	d, err := s.Store.CreateTestDelivery(c.Request.Context(), w.OrgID, w.ID, s.Now())
 	if err != nil {
 		Internal(c, err)
 		return
@@ -328,7 +328,7 @@ func (s *Server) redeliver(c *gin.Context) {
 	if !ok || !s.webhooksAvailable(c) {
 		return
 	}
-	d, err := s.Store.Redeliver(c, w.OrgID, w.ID, c.Param("deliveryId"))
+	d, err := s.Store.Redeliver(c.Request.Context(), w.OrgID, w.ID, c.Param("deliveryId"))
 	if Loaded(c, err) {
 		s.startDelivery(c, d)
 	}
@@ -337,7 +337,7 @@ func (s *Server) redeliver(c *gin.Context) {
 // startDelivery starts a stored delivery's workflow and answers 202 with it. When Temporal cannot
 // take it, the delivery is dropped (so the log does not show it pending forever) and the answer is 503.
 func (s *Server) startDelivery(c *gin.Context, d *store.Delivery) {
-	if err := s.hooks.StartDelivery(c, d.OrgID, d.ID); err != nil {
+	if err := s.hooks.StartDelivery(c.Request.Context(), d.OrgID, d.ID); err != nil {
 		Logger(c).Error("start webhook delivery", "deliveryId", d.ID, "error", err)
 		ctx := context.WithoutCancel(c.Request.Context())
 		if derr := s.Store.DropDelivery(ctx, d.OrgID, d.ID, "could not be scheduled: the workflow service is unavailable"); derr != nil {
@@ -361,7 +361,7 @@ func (s *Server) listDeliveries(c *gin.Context) {
 	if !ok {
 		return
 	}
-	rows, next, err := s.Store.ListDeliveries(c, w.OrgID, w.ID, q.Cursor, q.Filter)
+	rows, next, err := s.Store.ListDeliveries(c.Request.Context(), w.OrgID, w.ID, q.Cursor, q.Filter)
 	if err != nil {
 		Internal(c, err)
 		return
@@ -375,11 +375,11 @@ func (s *Server) getDelivery(c *gin.Context) {
 	if !ok {
 		return
 	}
-	d, err := s.Store.GetDelivery(c, w.OrgID, w.ID, c.Param("deliveryId"))
+	d, err := s.Store.GetDelivery(c.Request.Context(), w.OrgID, w.ID, c.Param("deliveryId"))
 	if !Loaded(c, err) {
 		return
 	}
-	as, err := s.Store.DeliveryAttempts(c, w.OrgID, d.ID)
+	as, err := s.Store.DeliveryAttempts(c.Request.Context(), w.OrgID, d.ID)
 	if err != nil {
 		Internal(c, err)
 		return
