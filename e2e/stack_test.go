@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcplatform/svc/api/apitest"
 	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/devserver"
 	"github.com/svcplatform/svc/devstack"
@@ -173,12 +174,31 @@ func (c client) do(method, path string, body any) response {
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
 	out := response{Status: res.StatusCode, Header: res.Header, Raw: raw}
+	// Every answer of the real stack must match openapi.yaml, as in the API's own tests.
+	if err := validatorFor(c.t, c.base).Check(req, res.StatusCode, res.Header, raw); err != nil {
+		c.t.Errorf("%s %s → %d does not match openapi.yaml: %v\nbody: %.2000s", method, path, res.StatusCode, err, raw)
+	}
 	if len(raw) > 0 && raw[0] == '{' {
 		if err := json.Unmarshal(raw, &out.Body); err != nil {
 			c.t.Fatalf("%s %s: bad JSON %q: %v", method, path, raw, err)
 		}
 	}
 	return out
+}
+
+var validators sync.Map // base URL → *apitest.Validator
+
+func validatorFor(t *testing.T, base string) *apitest.Validator {
+	t.Helper()
+	if v, ok := validators.Load(base); ok {
+		return v.(*apitest.Validator)
+	}
+	v, err := apitest.NewValidator(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validators.Store(base, v)
+	return v
 }
 
 // data is the "data" object of a success envelope.

@@ -73,9 +73,8 @@ type Harness struct {
 	Admin    *store.User
 	AdminKey string
 
-	client *http.Client
-	router routers.Router
-	doc    *openapi3.T
+	client    *http.Client
+	validator *Validator
 }
 
 // Clock is a controllable clock; the zero value is not usable, use NewClock.
@@ -148,17 +147,12 @@ func New(t testing.TB, o Options) *Harness {
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 
-	doc, err := api.OpenAPIDoc()
+	v, err := NewValidator(ts.URL)
 	if err != nil {
-		t.Fatalf("apitest: openapi.yaml: %v", err)
-	}
-	doc.Servers = openapi3.Servers{{URL: ts.URL}}
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		t.Fatalf("apitest: openapi router: %v", err)
+		t.Fatalf("apitest: %v", err)
 	}
 	h := &Harness{T: t, URL: ts.URL, Server: srv, Store: st, Config: cfg, Clock: clk,
-		client: ts.Client(), router: router, doc: doc}
+		client: ts.Client(), validator: v}
 	ten := h.NewTenant("Harness Org")
 	h.Org, h.Admin, h.AdminKey = ten.Org, ten.User, ten.Key
 	return h
@@ -326,24 +320,54 @@ func (h *Harness) Send(r Request) *Response {
 // validate checks a response against the OpenAPI operation of its request, and the headers every
 // response carries.
 func (h *Harness) validate(req *http.Request, res *Response) error {
-	if res.Header.Get(api.HeaderRequestID) == "" {
+	return h.validator.Check(req, res.Status, res.Header, res.Body)
+}
+
+// Validator checks API responses against openapi.yaml. The harness uses it for every response;
+// the end-to-end tests use it for the responses of the real stack.
+type Validator struct {
+	router routers.Router
+	doc    *openapi3.T
+}
+
+// NewValidator builds a validator for an API served at baseURL.
+func NewValidator(baseURL string) (*Validator, error) {
+	doc, err := api.OpenAPIDoc()
+	if err != nil {
+		return nil, fmt.Errorf("openapi.yaml: %w", err)
+	}
+	doc.Servers = openapi3.Servers{{URL: baseURL}}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		return nil, fmt.Errorf("openapi router: %w", err)
+	}
+	return &Validator{router: router, doc: doc}, nil
+}
+
+// Check validates one response (status, headers, raw body) to req.
+func (v *Validator) Check(req *http.Request, status int, header http.Header, body []byte) error {
+	if header.Get(api.HeaderRequestID) == "" {
 		return fmt.Errorf("no %s header", api.HeaderRequestID)
 	}
-	route, params, err := h.router.FindRoute(req)
+	route, params, err := v.router.FindRoute(req)
 	if err != nil {
 		// No documented operation (404 for an unknown path, 405): the body must be a failure envelope.
-		if res.Status != http.StatusNotFound && res.Status != http.StatusMethodNotAllowed {
-			return fmt.Errorf("undocumented operation answered %d", res.Status)
+		if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+			return fmt.Errorf("undocumented operation answered %d", status)
 		}
-		return h.doc.Components.Schemas["Failure"].Value.VisitJSON(res.JSON)
+		var parsed any
+		if err := json.Unmarshal(body, &parsed); err != nil {
+			return fmt.Errorf("failure body is not JSON: %w", err)
+		}
+		return v.doc.Components.Schemas["Failure"].Value.VisitJSON(parsed)
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
-		Status:                 res.Status,
-		Header:                 res.Header,
+		Status:                 status,
+		Header:                 header,
 		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
-	in.SetBodyBytes(res.Body)
+	in.SetBodyBytes(body)
 	return openapi3filter.ValidateResponse(context.Background(), in)
 }
 
