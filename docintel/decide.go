@@ -2,7 +2,7 @@ package docintel
 
 import "sort"
 
-// Status is the outcome of Decide.
+// Status is the outcome of Decide, and more widely a document's state (lifecycle.go).
 type Status string
 
 // The outcomes of Decide (SPEC 3.2: document.extracted, document.requires_review).

@@ -8,5 +8,6 @@ func AllModels() []any {
 		&Ping{},
 		&WebhookSubscription{}, &Event{}, &Delivery{}, &DeliveryAttempt{},
 		&Workflow{}, &WorkflowVersion{}, &Execution{}, &Step{}, &Approval{},
+		&Document{}, &Extraction{}, &Template{}, &DocumentSettings{},
 	}
 }
