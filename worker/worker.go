@@ -4,6 +4,7 @@ package worker
 import (
 	"fmt"
 	"log/slog"
+	"runtime"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -32,7 +33,12 @@ type Workers struct {
 func New(c client.Client, d Deps) (*Workers, error) {
 	byQueue := map[string]sdkworker.Worker{}
 	for _, q := range workflows.Queues {
-		byQueue[q] = sdkworker.New(c, q, sdkworker.Options{})
+		opts := sdkworker.Options{}
+		if q == workflows.QueueDocumentsText {
+			// OCR is CPU-bound and single-threaded per document: about one at a time per core.
+			opts.MaxConcurrentActivityExecutionSize = runtime.NumCPU()
+		}
+		byQueue[q] = sdkworker.New(c, q, opts)
 	}
 	if err := register(byQueue, c, d); err != nil {
 		return nil, err
@@ -67,7 +73,9 @@ func register(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
 	// node applies its own (up to orchestration.MaxHTTPTimeout).
 	orch.RegisterWorkflowWithOptions(workflows.Execution, workflow.RegisterOptions{Name: workflows.ExecutionWorkflowName})
 	orch.RegisterActivity(&activities.Orchestration{Store: d.Store, Publisher: hooks, HTTP: hooks.Guard.Client()})
-	return nil
+
+	// Documents: the pipeline, corrections and their activities (worker/documents.go).
+	return registerDocuments(q, d, hooks)
 }
 
 // Start starts polling every queue.

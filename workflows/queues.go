@@ -9,10 +9,13 @@ const (
 	QueueOrchestration = "orchestration"
 	QueueDocuments     = "documents"
 	QueueWebhooks      = "webhooks"
+	// QueueDocumentsText runs only the documents' text stage (OCR is CPU-bound): the worker
+	// takes about one of its activities per core.
+	QueueDocumentsText = "documents-text"
 )
 
 // Queues lists every task queue.
-var Queues = []string{QueueOrchestration, QueueDocuments, QueueWebhooks}
+var Queues = []string{QueueOrchestration, QueueDocuments, QueueDocumentsText, QueueWebhooks}
 
 // Custom search attributes (all Keyword), registered on the namespace so operators can find any run
 // in the Temporal UI by organisation, product workflow and the caller's externalId.

@@ -1,0 +1,30 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/svcplatform/svc/events"
+)
+
+// DocumentCorrection records an analyst's correction of a document's latest extraction: the
+// CorrectDocument activity stores the new extraction (the workflow id) with its
+// previousExtractionId, moves the document to extracted and publishes extraction.corrected
+// with the actor. A document that has moved on meanwhile (another correction) is refused with
+// the SPEC 3.5 conflict, which the API answers as 409.
+func DocumentCorrection(ctx workflow.Context, in CorrectionInput) error {
+	now := workflow.Now(ctx).UTC().Truncate(time.Millisecond)
+	rec := CorrectionRecord{Correction: in, Event: PublishEventInput{
+		EventID: events.DeriveID(now, in.ExtractionID, "corrected", events.ExtractionCorrected),
+		Event:   events.ExtractionCorrected, OrgID: in.OrgID, OccurredAt: now,
+		Data: map[string]any{
+			"documentId": in.DocumentID, "extractionId": in.ExtractionID,
+			"actorUserId": in.ActorUserID, "previousExtractionId": in.PreviousExtractionID,
+		},
+	}}
+	ctx = storeCtx(ctx, "correction by "+in.ActorUserID)
+	opts := workflow.GetActivityOptions(ctx)
+	opts.RetryPolicy.NonRetryableErrorTypes = append(opts.RetryPolicy.NonRetryableErrorTypes, ErrTypeStateConflict, ErrTypeInvalidArgument)
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityCorrectDocument, rec).Get(ctx, nil)
+}
