@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ const linearDefinition = `{"nodes": [
  {"id": "done", "kind": "transform", "config": {"output": {"ok": true, "amount": "{{ steps.shape.output.amount }}"}}}]}`
 
 // newWorkflow stores a workflow of org with linearDefinition.
-func newWorkflow(t *testing.T, h *apitest.Harness, org string) *store.Workflow {
+func newWorkflow(t testing.TB, h *apitest.Harness, org string) *store.Workflow {
 	t.Helper()
 	w, _, err := h.Store.CreateWorkflow(context.Background(), org, "wf-"+strings.ToLower(ids.New(ids.Workflow)[10:]), "Test", linearDefinition, "")
 	if err != nil {
@@ -36,7 +37,7 @@ func newWorkflow(t *testing.T, h *apitest.Harness, org string) *store.Workflow {
 }
 
 // newExecution stores an execution of org in the given state, as the workflow's activities would.
-func newExecution(t *testing.T, h *apitest.Harness, org, status string) *store.Execution {
+func newExecution(t testing.TB, h *apitest.Harness, org, status string) *store.Execution {
 	t.Helper()
 	ctx := context.Background()
 	w := newWorkflow(t, h, org)
@@ -65,7 +66,7 @@ func newExecution(t *testing.T, h *apitest.Harness, org, status string) *store.E
 }
 
 // newApproval stores a pending approval of e assigned to assignTo, with its running step.
-func newApproval(t *testing.T, h *apitest.Harness, e *store.Execution, assignTo string) *store.Approval {
+func newApproval(t testing.TB, h *apitest.Harness, e *store.Execution, assignTo string) *store.Approval {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC()
@@ -368,4 +369,47 @@ func TestApprovalsReadAndRefusals(t *testing.T) {
 	if got, _ := h.Store.GetApproval(context.Background(), h.Org.ID, a.ID); got.Status != orchestration.ApprovalPending {
 		t.Errorf("a refused call changed the approval: %s", got.Status)
 	}
+}
+
+// FuzzOrchestrationBodies sends arbitrary bodies to the orchestration writes: the answer is a
+// documented one (and matches openapi.yaml), never a 500. Without Temporal the starts, cancels
+// and decisions that pass validation answer 503.
+func FuzzOrchestrationBodies(f *testing.F) {
+	h := apitest.New(f, apitest.Options{})
+	h.NoRateLimits(h.Org.ID)
+	w := newWorkflow(f, h, h.Org.ID)
+	e := newExecution(f, h, h.Org.ID, orchestration.ExecutionRunning)
+	a := newApproval(f, h, e, "role:admin")
+	for _, s := range []string{
+		`{"slug":"fz","name":"Fuzz","definition":` + linearDefinition + `}`,
+		`{"definition":` + linearDefinition + `}`,
+		`{"inputs":{"amount":5},"version":1,"externalId":"fz-1"}`,
+		`{"slug":"fz","name":"Fuzz","definition":{"nodes":[{"id":"a","kind":"http","config":{"url":"{{ inputs.u }}","retry":{"maxAttempts":99}}}]}}`,
+		`{"slug":"fz","name":"Fuzz","definition":{"start":"x","nodes":[{"id":"a","kind":"condition","config":{"expression":"1 +"},"next":{"then":"a","else":"b"}}]}}`,
+		`{"definition":{"nodes":[{"id":"a","kind":"human_approval","config":{"actionLabel":"{{","assignTo":"role:"}}]}}`,
+		`{"definition":{"nodes":[{"id":"a","kind":"delay","config":{"duration":"-1s"}}]}}`,
+		`{"inputs":[],"version":"1"}`, `{"inputs":null,"version":-1}`, `{"reason":7}`, `{"comment":["x"]}`,
+		`{"definition":null}`, `{"definition":"` + strings.Repeat("{", 5000) + `"}`, `[]`, `null`, `{`, ``, `{}{}`, `{"externalId":""}`,
+	} {
+		f.Add(s)
+	}
+	bound, _ := h.KeyWith(apitest.KeySpec{Scopes: []string{"write"}, ActAsUserID: h.Admin.ID})
+	f.Fuzz(func(t *testing.T, body string) {
+		hh := h.With(t)
+		for _, tt := range []struct {
+			path string
+			ok   []int
+		}{
+			{"/api/workflows", []int{201, 400, 413, 422}},
+			{"/api/workflows/" + w.ID + "/versions", []int{201, 400, 413, 422}},
+			{"/api/workflows/" + w.Slug + "/executions", []int{400, 413, 422, 503}},
+			{"/api/executions/" + e.ID + "/cancel", []int{400, 413, 503}},
+			{"/api/approvals/" + a.ID + "/approve", []int{400, 413, 503}},
+		} {
+			res := hh.Send(apitest.Request{Method: "POST", Path: tt.path, Key: bound, Body: body})
+			if !slices.Contains(tt.ok, res.Status) {
+				t.Fatalf("POST %s %q → %d %s", tt.path, body, res.Status, res.Body)
+			}
+		}
+	})
 }
