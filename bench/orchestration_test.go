@@ -1,0 +1,329 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/svcplatform/svc/api"
+	"github.com/svcplatform/svc/auth"
+	"github.com/svcplatform/svc/events"
+	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/store"
+	"github.com/svcplatform/svc/workflows"
+)
+
+// startConcurrency is how many clients start executions at once in BenchmarkExecutionStarts,
+// in rounds of startRound starts per path.
+const (
+	startConcurrency = 8
+	startRound       = 16
+)
+
+// parkedDefinition waits a day on its only node: its runs cost a start and three bookkeeping
+// activities, then stay parked on a timer, so starting many loads the worker little.
+const parkedDefinition = `{"nodes": [{"id": "park", "kind": "delay", "config": {"duration": "24h"}}]}`
+
+// threeNodeDefinition runs three nodes: an http call, a condition on its answer, a transform.
+func threeNodeDefinition(scoring string) string {
+	return `{"nodes": [
+	 {"id": "score", "kind": "http", "config": {"method": "POST", "url": "` + scoring + `/score/{{ inputs.customerId }}",
+	  "body": {"amount": "{{ inputs.amount }}"}}, "next": "check"},
+	 {"id": "check", "kind": "condition", "config": {"expression": "steps.score.output.body.score > 0.5"},
+	  "next": {"then": "accept", "else": "decline"}},
+	 {"id": "accept", "kind": "transform", "config": {"output": {"accepted": true, "score": "{{ steps.score.output.body.score }}"}}},
+	 {"id": "decline", "kind": "transform", "config": {"output": {"accepted": false}}}]}`
+}
+
+// orchEnv is the orchestration benchmarks' organisation on the shared stack: an admin key with
+// rate limits out of the way, the two workflows, a loopback scoring service for the http node
+// and a receiver of workflow.execution.completed.
+type orchEnv struct {
+	*env
+	orgID, key        string
+	http              *http.Client
+	parked, threeNode *store.Workflow
+	completed         *completions
+	started           atomic.Int64
+}
+
+var (
+	orchOnce   sync.Once
+	orchShared *orchEnv
+	orchErr    error
+)
+
+func orchestration(b *testing.B) *orchEnv {
+	b.Helper()
+	e := stack(b)
+	orchOnce.Do(func() { orchShared, orchErr = newOrchEnv(e) })
+	if orchErr != nil {
+		b.Fatal(orchErr)
+	}
+	return orchShared
+}
+
+func newOrchEnv(e *env) (*orchEnv, error) {
+	ctx := context.Background()
+	st := e.stack.App.Store
+	boot, err := st.Bootstrap(ctx, store.BootstrapInput{OrgName: "bench orchestration", Email: "bench-orch@example.com",
+		UserName: "bench", Role: auth.RoleAdmin, Environment: e.stack.Config.Environment, Now: time.Now()})
+	if err != nil {
+		return nil, err
+	}
+	o := &orchEnv{env: e, orgID: boot.Org.ID, key: boot.Secret, completed: newCompletions(),
+		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	for bucket := range api.DefaultRateLimits() {
+		if err := st.SetRateLimitOverride(ctx, store.RateLimitOverride{OrgID: o.orgID, Bucket: bucket, MaxRequests: 1 << 30, WindowSeconds: 60}); err != nil {
+			return nil, err
+		}
+	}
+	scoring := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"score": 0.9}`))
+	}))
+	if o.parked, _, err = st.CreateWorkflow(ctx, o.orgID, "parked", "Parked", parkedDefinition, boot.User.ID); err != nil {
+		return nil, err
+	}
+	if o.threeNode, _, err = st.CreateWorkflow(ctx, o.orgID, "three-nodes", "Three nodes", threeNodeDefinition(scoring.URL), boot.User.ID); err != nil {
+		return nil, err
+	}
+	if _, _, err := st.CreateWebhook(ctx, e.hooks.Box, o.orgID, o.completed.srv.URL+"/completed", []string{events.WorkflowExecutionCompleted}, true); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// completions receives workflow.execution.completed and hands its arrival time to whoever
+// waits for that execution.
+type completions struct {
+	srv *httptest.Server
+	mu  sync.Mutex
+	chs map[string]chan time.Time
+}
+
+func newCompletions() *completions {
+	c := &completions{chs: map[string]chan time.Time{}}
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
+		var ev struct {
+			Data struct {
+				ExecutionID string `json:"executionId"`
+			} `json:"data"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&ev)
+		w.WriteHeader(http.StatusNoContent)
+		select {
+		case c.ch(ev.Data.ExecutionID) <- now:
+		default: // a repeat
+		}
+	}))
+	return c
+}
+
+// ch is the channel of one execution's completion, made by whichever side comes first.
+func (c *completions) ch(id string) chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.chs[id] == nil {
+		c.chs[id] = make(chan time.Time, 1)
+	}
+	return c.chs[id]
+}
+
+// startAPI starts an execution of w through POST /api/workflows/{id}/executions.
+func (o *orchEnv) startAPI(w *store.Workflow) (string, error) {
+	body := []byte(`{"inputs": {"customerId": "cus_bench", "amount": 250}}`)
+	req, err := http.NewRequest("POST", o.stack.BaseURL+"/api/workflows/"+w.ID+"/executions", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+o.key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := o.http.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	var out struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil || res.StatusCode != http.StatusAccepted {
+		return "", fmt.Errorf("start: %d %v", res.StatusCode, err)
+	}
+	o.started.Add(1)
+	return out.Data.ID, nil
+}
+
+// startSDK starts the same Execution workflow with the Temporal SDK directly, as the API does
+// but without HTTP, authentication, rate limiting, the execution row and the audit record.
+func (o *orchEnv) startSDK(ctx context.Context, w *store.Workflow) (client.WorkflowRun, error) {
+	in := workflows.ExecutionInput{ExecutionID: ids.New(ids.Execution), OrgID: o.orgID, WorkflowID: w.ID, WorkflowSlug: w.Slug,
+		WorkflowVersion: 1, Inputs: map[string]any{"customerId": "cus_bench", "amount": 250}}
+	run, err := o.stack.App.Temporal.ExecuteWorkflow(ctx, workflows.ExecutionStartOptions(in), workflows.ExecutionWorkflowName, in)
+	if err == nil {
+		o.started.Add(1)
+	}
+	return run, err
+}
+
+// parallel runs fn n times on k goroutines and returns the wall time and each call's duration.
+func parallel(n, k int, fn func() error) (time.Duration, []time.Duration, error) {
+	var next atomic.Int64
+	durs := make([]time.Duration, n)
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for g := 0; g < k; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				t := time.Now()
+				if err := fn(); err != nil {
+					errs[g] = err
+					return
+				}
+				durs[i] = time.Since(t)
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start), durs, errors.Join(errs...)
+}
+
+// settle waits until every run started so far has recorded its parked step, so the next
+// phase does not share the worker with the previous one's bookkeeping.
+func (o *orchEnv) settle(b *testing.B) {
+	b.Helper()
+	want := o.started.Load()
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		var n int64
+		if err := o.stack.App.Store.DB.Model(&store.Step{}).Where("org_id = ? AND node_id = ?", o.orgID, "park").Count(&n).Error; err != nil {
+			b.Fatal(err)
+		}
+		if n >= want {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("only %d of %d parked runs recorded their step", n, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// BenchmarkExecutionStarts measures execution starts per second through the API (POST
+// /api/workflows/{id}/executions, startConcurrency clients) against starts of the same
+// Execution workflow with the Temporal SDK directly, on the same embedded server in the same
+// run: the difference is the API's cost (HTTP, key, rate limit, execution row, audit record).
+// The two alternate in rounds of startRound, each on an idle worker, so load from elsewhere on
+// the machine falls on both alike.
+func BenchmarkExecutionStarts(b *testing.B) {
+	o := orchestration(b)
+	ctx := context.Background()
+	viaAPI := func() error { _, err := o.startAPI(o.parked); return err }
+	viaSDK := func() error { _, err := o.startSDK(ctx, o.parked); return err }
+	type path struct {
+		start func() error
+		wall  time.Duration
+		durs  []time.Duration
+	}
+	paths := []*path{{start: viaAPI}, {start: viaSDK}}
+	for _, p := range paths { // warm up
+		if _, _, err := parallel(startConcurrency, startConcurrency, p.start); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for done, round := 0, 0; done < b.N; round++ {
+		n := min(startRound, b.N-done)
+		for i := range paths {
+			p := paths[(i+round)%len(paths)]
+			b.StopTimer()
+			o.settle(b)
+			b.StartTimer()
+			wall, durs, err := parallel(n, startConcurrency, p.start)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.wall, p.durs = p.wall+wall, append(p.durs, durs...)
+		}
+		done += n
+	}
+	b.StopTimer()
+	o.settle(b)
+	apiRate, sdkRate := float64(b.N)/paths[0].wall.Seconds(), float64(b.N)/paths[1].wall.Seconds()
+	b.ReportMetric(apiRate, "api-starts/s")
+	b.ReportMetric(sdkRate, "sdk-starts/s")
+	b.ReportMetric(apiRate/sdkRate, "ratio")
+	b.ReportMetric(ms(percentile(paths[0].durs, .5)), "api-p50-ms")
+	b.ReportMetric(ms(percentile(paths[1].durs, .5)), "sdk-p50-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkExecutionLatency measures, one execution at a time, the time from the start request
+// (POST /api/workflows/{id}/executions) of a three-node execution (http, condition, transform)
+// to its workflow.execution.completed event reaching a loopback receiver, against the time from
+// starting the same Execution workflow with the SDK to the run's close on the same server (no
+// API and no webhook delivery: what Temporal, the worker and the activities cost).
+func BenchmarkExecutionLatency(b *testing.B) {
+	o := orchestration(b)
+	ctx := context.Background()
+	once := func() (time.Duration, time.Duration) {
+		start := time.Now()
+		id, err := o.startAPI(o.threeNode)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var lat time.Duration
+		select {
+		case at := <-o.completed.ch(id):
+			lat = at.Sub(start)
+		case <-time.After(30 * time.Second):
+			b.Fatalf("no completed event for %s within 30s", id)
+		}
+		start = time.Now()
+		run, err := o.startSDK(ctx, o.threeNode)
+		if err == nil {
+			err = run.Get(ctx, nil)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		// The server's close time: the client's long poll for the result does not count.
+		d, err := o.stack.App.Temporal.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+		if err != nil {
+			b.Fatal(err)
+		}
+		return lat, d.GetWorkflowExecutionInfo().GetCloseTime().AsTime().Sub(start)
+	}
+	once() // warm up
+	b.ResetTimer()
+	lat := make([]time.Duration, 0, b.N)
+	base := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		l, s := once()
+		lat, base = append(lat, l), append(base, s)
+	}
+	b.StopTimer()
+	b.ReportMetric(ms(percentile(lat, .5)), "p50-ms")
+	b.ReportMetric(ms(percentile(lat, .99)), "p99-ms")
+	b.ReportMetric(ms(percentile(base, .5)), "sdk-p50-ms")
+	b.ReportMetric(ms(percentile(base, .99)), "sdk-p99-ms")
+	b.ReportMetric(0, "ns/op")
+}
