@@ -10,6 +10,7 @@ import (
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
+	"github.com/svcplatform/svc/docintel"
 	"github.com/svcplatform/svc/ids"
 	"github.com/svcplatform/svc/orchestration"
 	"github.com/svcplatform/svc/secrets"
@@ -72,6 +73,20 @@ var crossOrgFixtures = map[string]crossOrgFixture{
 			return newApproval(t, h, newExecution(t, h, owner.Org.ID, orchestration.ExecutionRunning), "role:admin").ID
 		},
 		bodies: map[string]any{"POST /api/approvals/:id/approve": map[string]any{"comment": "ok"}},
+	},
+	"/api/documents/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			return newDocument(t, h, owner.Org.ID, docintel.StatusRequiresReview).ID
+		},
+		bodies: map[string]any{
+			"POST /api/documents/:id/password":    map[string]any{"password": "guess"},
+			"POST /api/documents/:id/corrections": map[string]any{"fields": map[string]any{"name": "BUDI"}},
+		},
+	},
+	"/api/templates/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			return newTemplate(t, h, owner.Org.ID).ID
+		},
 	},
 	"/api/pings/:id": {
 		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {

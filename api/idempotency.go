@@ -27,6 +27,8 @@ import (
 //   - Only 2xx answers are remembered: after a validation failure (4xx) or an error (5xx) the
 //     record is released and a corrected retry runs normally.
 //   - A record whose request never finished (its process died) is taken over after idempotencyLease.
+//   - A multipart upload (BodyMultipart) is streamed, not held in memory: its handler reads the
+//     externalId form field and a hash of the other parts, then calls idempotent.
 const (
 	idempotencyWait  = 10 * time.Second
 	idempotencyLease = 2 * time.Minute
@@ -35,86 +37,104 @@ const (
 
 func (s *Server) idempotency(r Route) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		// The endpoint is the concrete path: one externalId may start executions of two workflows.
-		endpoint := idempotencyEndpoint(r.Method, c.Request.URL.Path)
-		p := PrincipalOf(c)
+		if r.Body == BodyMultipart {
+			// An upload is streamed by its handler, never held in memory: the handler reads the
+			// externalId form field and calls idempotent itself once it has read the body.
+			c.Next()
+			return
+		}
 		body, ok := RawBody(c)
 		if !ok {
 			return
 		}
 		extID, present, hash := idempotencyKey(body)
-		if p == nil || !present {
+		if !present {
 			c.Next()
 			return
 		}
-		if extID == "" || len(extID) > 200 {
-			ValidationFailed(c, FieldErrors{"externalId": {ErrIdempotencyMalformed}})
+		s.idempotent(c, extID, hash, c.Next)
+	}
+}
+
+// idempotent runs next (the rest of the request) unless the same externalId was seen on this
+// endpoint: then it replays that answer, or refuses a different request body (hash) with 422.
+// The middleware calls it for JSON bodies; a handler that streams a multipart body calls it
+// with the externalId form field and a hash of the parts.
+func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
+	// The endpoint is the concrete path: one externalId may start executions of two workflows.
+	endpoint := idempotencyEndpoint(c.Request.Method, c.Request.URL.Path)
+	p := PrincipalOf(c)
+	if p == nil {
+		next()
+		return
+	}
+	if extID == "" || len(extID) > 200 {
+		ValidationFailed(c, FieldErrors{"externalId": {ErrIdempotencyMalformed}})
+		return
+	}
+	now := s.Now().UTC()
+	s.purgeIdempotency(c, now)
+	rec := &store.IdempotencyRecord{
+		ID: randomID("idm_"), OrgID: p.OrgID, Environment: p.Environment, Endpoint: endpoint,
+		ExternalID: extID, RequestHash: hash, CreatedAt: now, ExpiresAt: now.Add(s.Config.Idempotency.Window),
+	}
+	deadline := time.Now().Add(idempotencyWait)
+	for {
+		existing, err := s.Store.ClaimIdempotency(c.Request.Context(), rec)
+		if err != nil {
+			Internal(c, err)
 			return
 		}
-		now := s.Now().UTC()
-		s.purgeIdempotency(c, now)
-		rec := &store.IdempotencyRecord{
-			ID: randomID("idm_"), OrgID: p.OrgID, Environment: p.Environment, Endpoint: endpoint,
-			ExternalID: extID, RequestHash: hash, CreatedAt: now, ExpiresAt: now.Add(s.Config.Idempotency.Window),
+		if existing == nil {
+			break // ours: run the handler
 		}
-		deadline := time.Now().Add(idempotencyWait)
-		for {
-			existing, err := s.Store.ClaimIdempotency(c.Request.Context(), rec)
-			if err != nil {
+		if !now.Before(existing.ExpiresAt) || existing.State == store.IdempotencyPending && now.Sub(existing.CreatedAt) >= idempotencyLease {
+			if err := s.Store.ReleaseIdempotency(c.Request.Context(), existing.ID); err != nil {
 				Internal(c, err)
 				return
 			}
-			if existing == nil {
-				break // ours: run the handler
-			}
-			if !now.Before(existing.ExpiresAt) || existing.State == store.IdempotencyPending && now.Sub(existing.CreatedAt) >= idempotencyLease {
-				if err := s.Store.ReleaseIdempotency(c.Request.Context(), existing.ID); err != nil {
-					Internal(c, err)
-					return
-				}
-				continue
-			}
-			if existing.RequestHash != hash {
-				Fail(c, http.StatusUnprocessableEntity, ErrIdempotencyMismatch)
-				return
-			}
-			if existing.State == store.IdempotencyPending {
-				existing, err = s.awaitIdempotency(c, existing.ID, deadline)
-				if err != nil {
-					if c.Request.Context().Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-						Fail(c, http.StatusConflict, ErrIdempotencyInFlight)
-					} else if c.Request.Context().Err() == nil {
-						Internal(c, err)
-					}
-					return
-				}
-				if existing == nil {
-					continue // released: the first request failed; try ourselves
-				}
-			}
-			replay(c, existing)
+			continue
+		}
+		if existing.RequestHash != hash {
+			Fail(c, http.StatusUnprocessableEntity, ErrIdempotencyMismatch)
 			return
 		}
-		w := capture(c)
-		done := false
-		defer func() {
-			if !done { // the handler panicked: forget, so a retry can run
-				_ = s.Store.ReleaseIdempotency(context.WithoutCancel(c.Request.Context()), rec.ID)
+		if existing.State == store.IdempotencyPending {
+			existing, err = s.awaitIdempotency(c, existing.ID, deadline)
+			if err != nil {
+				if c.Request.Context().Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+					Fail(c, http.StatusConflict, ErrIdempotencyInFlight)
+				} else if c.Request.Context().Err() == nil {
+					Internal(c, err)
+				}
+				return
 			}
-		}()
-		c.Next()
-		done = true
-		ctx := context.WithoutCancel(c.Request.Context())
-		status := c.Writer.Status()
-		var err error
-		if b := w.body(); status >= 200 && status <= 299 && json.Valid(b) {
-			err = s.Store.CompleteIdempotency(ctx, rec.ID, status, b)
-		} else {
-			err = s.Store.ReleaseIdempotency(ctx, rec.ID)
+			if existing == nil {
+				continue // released: the first request failed; try ourselves
+			}
 		}
-		if err != nil {
-			logger(c).Error("idempotency record", "externalId", extID, "error", err)
+		replay(c, existing)
+		return
+	}
+	w := capture(c)
+	done := false
+	defer func() {
+		if !done { // the handler panicked: forget, so a retry can run
+			_ = s.Store.ReleaseIdempotency(context.WithoutCancel(c.Request.Context()), rec.ID)
 		}
+	}()
+	next()
+	done = true
+	ctx := context.WithoutCancel(c.Request.Context())
+	status := c.Writer.Status()
+	var err error
+	if b := w.body(); status >= 200 && status <= 299 && json.Valid(b) {
+		err = s.Store.CompleteIdempotency(ctx, rec.ID, status, b)
+	} else {
+		err = s.Store.ReleaseIdempotency(ctx, rec.ID)
+	}
+	if err != nil {
+		logger(c).Error("idempotency record", "externalId", extID, "error", err)
 	}
 }
 

@@ -113,5 +113,16 @@ func (s *Server) Routes() []Route {
 		{Method: "GET", Path: "/api/approvals/:id", Scope: "approvals:view", Summary: "get a human approval (by apr_ or stp_ id)", Handler: s.getApproval},
 		{Method: "POST", Path: "/api/approvals/:id/approve", Scope: "approvals:write", Body: BodyJSON, Summary: "approve a pending approval (key bound to a user)", Handler: s.resolveApproval(orchestration.DecisionApprove)},
 		{Method: "POST", Path: "/api/approvals/:id/reject", Scope: "approvals:write", Body: BodyJSON, Summary: "reject a pending approval (key bound to a user)", Handler: s.resolveApproval(orchestration.DecisionReject)},
+
+		// Documents: upload, the pipeline's results, passwords, corrections and templates (issue 6).
+		{Method: "POST", Path: "/api/documents/upload", Scope: "documents:write", Bucket: BucketUpload, Body: BodyMultipart, MaxBody: s.Config.Documents.MaxUploadBytes + uploadOverhead, Idempotent: true, Summary: "upload a document (PDF, PNG, JPEG or TIFF) for extraction", Handler: s.uploadDocument},
+		{Method: "GET", Path: "/api/documents", Scope: "documents:view", Summary: "list documents, newest first", Handler: s.listDocuments},
+		{Method: "GET", Path: "/api/documents/:id", Scope: "documents:view", Summary: "get a document with its latest extraction", Handler: s.getDocument},
+		{Method: "GET", Path: "/api/documents/:id/extractions", Scope: "documents:view", Summary: "list a document's extractions, newest first", Handler: s.listExtractions},
+		{Method: "POST", Path: "/api/documents/:id/password", Scope: "documents:write", Body: BodyJSON, Summary: "give the password of an encrypted PDF waiting in password_required", Handler: s.submitPassword},
+		{Method: "POST", Path: "/api/documents/:id/corrections", Scope: "extractions:write", Body: BodyJSON, Idempotent: true, Summary: "correct fields of the latest extraction (key bound to a user)", Handler: s.correctDocument},
+		{Method: "POST", Path: "/api/templates", Scope: "templates:write", Body: BodyJSON, Idempotent: true, Summary: "define a custom document type", Handler: s.createTemplate},
+		{Method: "GET", Path: "/api/templates", Scope: "templates:view", Summary: "list custom document types", Handler: s.listTemplates},
+		{Method: "GET", Path: "/api/templates/:id", Scope: "templates:view", Summary: "get a custom document type", Handler: s.getTemplate},
 	}
 }

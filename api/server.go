@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/svcplatform/svc/activities"
+	"github.com/svcplatform/svc/blobs"
 	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/ratelimit"
 	"github.com/svcplatform/svc/store"
@@ -30,6 +31,8 @@ type Deps struct {
 	Now func() time.Time
 	// RateLimits stores rate-limit counters; nil means config ratelimit.store (database or memory).
 	RateLimits ratelimit.Store
+	// Blobs keeps uploaded files; nil means a local directory at config documents.blob_dir.
+	Blobs blobs.Store
 }
 
 // Server is the HTTP API.
@@ -43,6 +46,8 @@ type Server struct {
 	// saying why, when config lacks secrets.key: the webhook endpoints then answer 503.
 	hooks    *activities.Webhooks
 	hooksErr error
+	// blobsErr says why Blobs is nil (the blob directory cannot be made): uploads answer 503.
+	blobsErr error
 }
 
 // New builds the API with every route of the route table.
@@ -61,6 +66,13 @@ func New(d Deps) *Server {
 	s.metrics = newHTTPMetrics(d.Registry)
 	s.sec = newSecurity(s.Deps)
 	s.hooks, s.hooksErr = activities.NewWebhooks(d.Config, d.Store, d.Temporal, d.Logger)
+	if s.Blobs == nil {
+		if l, err := blobs.NewLocal(d.Config.BlobDir()); err == nil {
+			s.Blobs = l
+		} else {
+			s.blobsErr = err
+		}
+	}
 	s.routes = s.Routes()
 	s.engine = s.buildEngine()
 	return s

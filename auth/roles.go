@@ -17,8 +17,8 @@ var roleScopes = map[string][]string{
 	RoleAdmin: {ScopeWrite, ScopeAPIManage, ScopeWebhooksManage},
 	// reviewer reads everything and resolves human work: approvals and extraction corrections.
 	RoleReviewer: {ScopeRead, "approvals:write", "extractions:write"},
-	// analyst reads everything and runs the products: workflows, executions, documents, corrections.
-	RoleAnalyst: {ScopeRead, "workflows:write", "executions:write", "documents:write", "extractions:write"},
+	// analyst reads everything and runs the products: workflows, executions, documents, corrections, document templates.
+	RoleAnalyst: {ScopeRead, "workflows:write", "executions:write", "documents:write", "extractions:write", "templates:write"},
 	// viewer only reads.
 	RoleViewer: {ScopeRead},
 }
