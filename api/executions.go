@@ -175,7 +175,7 @@ func (s *Server) startExecution(c *gin.Context) {
 	if _, err := s.Temporal.ExecuteWorkflow(ctx, workflows.ExecutionStartOptions(in), workflows.ExecutionWorkflowName, in); err != nil {
 		// Not started: forget the row (if the start did go through after all, the run's first
 		// activity stores it again).
-		if derr := s.Store.DeletePendingExecution(ctx, row.OrgID, row.ID); derr != nil {
+		if derr := s.Store.DeletePendingExecution(context.WithoutCancel(c.Request.Context()), row.OrgID, row.ID); derr != nil {
 			err = errors.Join(err, derr)
 		}
 		Logger(c).Error("start execution workflow", "executionId", row.ID, "error", err)

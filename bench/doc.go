@@ -3,7 +3,9 @@
 //
 //	go test ./bench/ -run '^$' -bench WebhookLatency -benchtime 200x
 //	go test ./bench/ -run '^$' -bench WebhookFanOut -benchtime 5x
+//	go test ./bench/ -run '^$' -bench 'ExecutionStarts|ExecutionLatency' -benchtime 160x
 //
 // Each benchmark measures svc's path and, in the same run on the same Temporal server, a
-// baseline of one empty workflow per delivery, and reports both and their ratio.
+// baseline (one empty workflow per delivery; the same Execution workflow started with the SDK
+// directly), and reports both and their ratio.
 package bench
