@@ -3,10 +3,10 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"image"
-	"crypto/sha256"
 	"io"
 	"log/slog"
 	"mime/multipart"
