@@ -231,6 +231,14 @@ func TestOrchestrationEndToEnd(t *testing.T) {
 		if e["status"] != "running" || !strings.HasPrefix(str(e["temporalUrl"]), s.UIURL+"/namespaces/default/workflows/"+id+"/") {
 			t.Errorf("waiting execution = %v", e)
 		}
+		eventually(t, 30*time.Second, "the Temporal UI to show the run", func() bool {
+			res, err := http.Get(str(e["temporalUrl"]))
+			if err != nil {
+				return false
+			}
+			res.Body.Close()
+			return res.StatusCode == 200
+		})
 
 		// The reviewer resolves it by the step id the event names.
 		r := as(t, reviewer.key).do("POST", "/api/approvals/"+str(pending.Data["stepId"])+"/approve", map[string]any{"comment": "looks fine"})
