@@ -68,7 +68,7 @@ func (s *Server) listApprovals(c *gin.Context) {
 		return
 	}
 	aq := store.ApprovalQuery{Filter: q.Filter, AssignTo: strings.TrimSpace(c.Query("assignTo")), ExecutionID: strings.TrimSpace(c.Query("executionId"))}
-	rows, total, err := s.Store.ListApprovals(c, PrincipalOf(c).OrgID, q.Page, aq)
+	rows, total, err := s.Store.ListApprovals(c.Request.Context(), PrincipalOf(c).OrgID, q.Page, aq)
 	if Loaded(c, err) {
 		ListRows(c, rows, total, q, newApprovalView, nil)
 	}
@@ -77,7 +77,7 @@ func (s *Server) listApprovals(c *gin.Context) {
 // loadApproval loads the path's approval (apr_ or stp_ id) of the caller's organisation,
 // answering 404 when there is none.
 func (s *Server) loadApproval(c *gin.Context) (*store.Approval, bool) {
-	a, err := s.Store.GetApproval(c, PrincipalOf(c).OrgID, PathID(c))
+	a, err := s.Store.GetApproval(c.Request.Context(), PrincipalOf(c).OrgID, PathID(c))
 	return a, Loaded(c, err)
 }
 

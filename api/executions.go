@@ -148,7 +148,7 @@ func (s *Server) startExecution(c *gin.Context) {
 	version := w.LatestVersion
 	if req.Version != nil {
 		version = *req.Version
-		if _, err := s.Store.GetWorkflowVersion(c, w.OrgID, w.ID, version); errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Store.GetWorkflowVersion(c.Request.Context(), w.OrgID, w.ID, version); errors.Is(err, store.ErrNotFound) {
 			ValidationFailed(c, FieldErrors{"version": {"is not a version of this workflow"}})
 			return
 		} else if err != nil {
@@ -166,7 +166,7 @@ func (s *Server) startExecution(c *gin.Context) {
 	}
 	row := &store.Execution{ID: in.ExecutionID, OrgID: in.OrgID, WorkflowID: in.WorkflowID, WorkflowSlug: in.WorkflowSlug,
 		WorkflowVersion: version, Inputs: inputs, ExternalID: in.ExternalID, StartedBy: in.StartedBy}
-	if err := s.Store.CreateExecution(c, row); err != nil {
+	if err := s.Store.CreateExecution(c.Request.Context(), row); err != nil {
 		Internal(c, err)
 		return
 	}
@@ -212,13 +212,13 @@ func (s *Server) listExecutions(c *gin.Context) {
 	}
 	org := PrincipalOf(c).OrgID
 	eq := store.ExecutionQuery{Filter: q.Filter, Workflow: strings.TrimSpace(c.Query("workflowId"))}
-	rows, next, err := s.Store.ListExecutions(c, org, q.Cursor, eq)
+	rows, next, err := s.Store.ListExecutions(c.Request.Context(), org, q.Cursor, eq)
 	if !Loaded(c, err) {
 		return
 	}
 	var summary map[string]int64
 	if q.Filter.Summary {
-		if summary, err = s.Store.CountExecutions(c, org, eq); err != nil {
+		if summary, err = s.Store.CountExecutions(c.Request.Context(), org, eq); err != nil {
 			Internal(c, err)
 			return
 		}
@@ -234,7 +234,7 @@ func (s *Server) listExecutions(c *gin.Context) {
 // loadExecution loads the path's execution of the caller's organisation, answering 404 when
 // there is none.
 func (s *Server) loadExecution(c *gin.Context) (*store.Execution, bool) {
-	e, err := s.Store.GetExecution(c, PrincipalOf(c).OrgID, PathID(c))
+	e, err := s.Store.GetExecution(c.Request.Context(), PrincipalOf(c).OrgID, PathID(c))
 	return e, Loaded(c, err)
 }
 
@@ -244,12 +244,12 @@ func (s *Server) getExecution(c *gin.Context) {
 	if !ok {
 		return
 	}
-	steps, err := s.Store.ExecutionSteps(c, e.OrgID, e.ID)
+	steps, err := s.Store.ExecutionSteps(c.Request.Context(), e.OrgID, e.ID)
 	if err != nil {
 		Internal(c, err)
 		return
 	}
-	approvals, err := s.Store.ExecutionApprovals(c, e.OrgID, e.ID)
+	approvals, err := s.Store.ExecutionApprovals(c.Request.Context(), e.OrgID, e.ID)
 	if err != nil {
 		Internal(c, err)
 		return

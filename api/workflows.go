@@ -118,7 +118,7 @@ func (s *Server) createWorkflow(c *gin.Context) {
 		return
 	}
 	p := PrincipalOf(c)
-	w, v, err := s.Store.CreateWorkflow(c, p.OrgID, req.Slug, req.Name, def, p.UserID)
+	w, v, err := s.Store.CreateWorkflow(c.Request.Context(), p.OrgID, req.Slug, req.Name, def, p.UserID)
 	if errors.Is(err, store.ErrSlugTaken) {
 		ValidationFailed(c, FieldErrors{"slug": {"is already used by another workflow of the organisation"}})
 		return
@@ -136,7 +136,7 @@ func (s *Server) listWorkflows(c *gin.Context) {
 	if !ok {
 		return
 	}
-	rows, total, err := s.Store.ListWorkflows(c, PrincipalOf(c).OrgID, q.Page, q.Filter)
+	rows, total, err := s.Store.ListWorkflows(c.Request.Context(), PrincipalOf(c).OrgID, q.Page, q.Filter)
 	if Loaded(c, err) {
 		ListRows(c, rows, total, q, newWorkflowView, nil)
 	}
@@ -145,7 +145,7 @@ func (s *Server) listWorkflows(c *gin.Context) {
 // loadWorkflow loads the path's workflow (by id or slug) of the caller's organisation,
 // answering 404 when there is none.
 func (s *Server) loadWorkflow(c *gin.Context) (*store.Workflow, bool) {
-	w, err := s.Store.GetWorkflow(c, PrincipalOf(c).OrgID, PathID(c))
+	w, err := s.Store.GetWorkflow(c.Request.Context(), PrincipalOf(c).OrgID, PathID(c))
 	return w, Loaded(c, err)
 }
 
@@ -155,7 +155,7 @@ func (s *Server) getWorkflow(c *gin.Context) {
 	if !ok {
 		return
 	}
-	v, err := s.Store.GetWorkflowVersion(c, w.OrgID, w.ID, w.LatestVersion)
+	v, err := s.Store.GetWorkflowVersion(c.Request.Context(), w.OrgID, w.ID, w.LatestVersion)
 	if err != nil {
 		Internal(c, err)
 		return
@@ -182,7 +182,7 @@ func (s *Server) addWorkflowVersion(c *gin.Context) {
 	var v *store.WorkflowVersion
 	var err error
 	for range 3 { // two versions saved at once: the second takes the next number
-		if v, err = s.Store.AddWorkflowVersion(c, w.OrgID, w.ID, def, PrincipalOf(c).UserID); !store.IsUniqueViolation(err) {
+		if v, err = s.Store.AddWorkflowVersion(c.Request.Context(), w.OrgID, w.ID, def, PrincipalOf(c).UserID); !store.IsUniqueViolation(err) {
 			break
 		}
 	}
@@ -204,7 +204,7 @@ func (s *Server) getWorkflowVersion(c *gin.Context) {
 		ValidationFailed(c, FieldErrors{"version": {"must be an integer from 1"}})
 		return
 	}
-	v, err := s.Store.GetWorkflowVersion(c, w.OrgID, w.ID, n)
+	v, err := s.Store.GetWorkflowVersion(c.Request.Context(), w.OrgID, w.ID, n)
 	if Loaded(c, err) {
 		OK(c, newWorkflowVersionView(v))
 	}
