@@ -33,7 +33,6 @@ type Config struct {
 	Idempotency IdempotencyConfig `mapstructure:"idempotency"`
 	Webhooks    WebhooksConfig    `mapstructure:"webhooks"`
 	Documents   DocumentsConfig   `mapstructure:"documents"`
-	Approvals   ApprovalsConfig   `mapstructure:"approvals"`
 	Auth        AuthConfig        `mapstructure:"auth"`
 }
 
@@ -100,11 +99,6 @@ type DocumentsConfig struct {
 	BlobDir         string        `mapstructure:"blob_dir"`
 }
 
-// ApprovalsConfig configures human approvals.
-type ApprovalsConfig struct {
-	DefaultTimeout time.Duration `mapstructure:"default_timeout"`
-}
-
 // AuthConfig configures dashboard sessions and the API-key lookup cache.
 type AuthConfig struct {
 	SessionTTL  time.Duration `mapstructure:"session_ttl"`
@@ -151,7 +145,6 @@ var keys = []Key{
 	{"documents.threshold", 0.80, "confidence at or above which a document is extracted rather than sent to review"},
 	{"documents.password_timeout", 7 * 24 * time.Hour, "how long a password-protected document waits for its password"},
 	{"documents.blob_dir", "", "directory of uploaded files; empty means <data_dir>/blobs"},
-	{"approvals.default_timeout", time.Duration(0), "timeout of approvals whose node sets none; 0 waits forever"},
 	{"auth.session_ttl", 12 * time.Hour, "lifetime of a dashboard session cookie after login"},
 	{"auth.key_cache_ttl", 5 * time.Second, "how long an API process reuses a key lookup; a revocation made through another process takes effect within it (0 disables)"},
 }
@@ -412,9 +405,6 @@ func (c *Config) Validate() error {
 	}
 	if c.Documents.Threshold < 0 || c.Documents.Threshold > 1 {
 		bad("documents.threshold", "must be between 0 and 1")
-	}
-	if c.Approvals.DefaultTimeout < 0 {
-		bad("approvals.default_timeout", "must not be negative")
 	}
 	if c.Auth.SessionTTL <= 0 {
 		bad("auth.session_ttl", "must be positive")
