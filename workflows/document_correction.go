@@ -9,7 +9,7 @@ import (
 )
 
 // DocumentCorrection records an analyst's correction of a document's latest extraction: the
-// CorrectDocument activity stores the new extraction (the workflow id) with its
+// CorrectDocument activity (local, as the pipeline's bookkeeping: the API waits for it) stores the new extraction (the workflow id) with its
 // previousExtractionId, moves the document to extracted and publishes extraction.corrected
 // with the actor. A document that has moved on meanwhile (another correction) is refused with
 // the SPEC 3.5 conflict, which the API answers as 409.
@@ -23,8 +23,8 @@ func DocumentCorrection(ctx workflow.Context, in CorrectionInput) error {
 			"actorUserId": in.ActorUserID, "previousExtractionId": in.PreviousExtractionID,
 		},
 	}}
-	ctx = storeCtx(ctx, "correction by "+in.ActorUserID)
-	opts := workflow.GetActivityOptions(ctx)
+	ctx = bookkeepingCtx(ctx, "correction by "+in.ActorUserID)
+	opts := workflow.GetLocalActivityOptions(ctx)
 	opts.RetryPolicy.NonRetryableErrorTypes = append(opts.RetryPolicy.NonRetryableErrorTypes, ErrTypeStateConflict, ErrTypeInvalidArgument)
-	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityCorrectDocument, rec).Get(ctx, nil)
+	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, opts), ActivityCorrectDocument, rec).Get(ctx, nil)
 }
