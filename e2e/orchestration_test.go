@@ -27,6 +27,8 @@ type orchEvent struct {
 	OccurredAt string         `json:"occurredAt"`
 	OrgID      string         `json:"orgId"`
 	Data       map[string]any `json:"data"`
+	// Header holds the delivery's request headers.
+	Header http.Header `json:"-"`
 }
 
 // eventSink is a loopback webhook receiver: it verifies each delivery's signature with the
@@ -54,6 +56,7 @@ func newEventSink(t *testing.T) *eventSink {
 		if err := json.Unmarshal(body, &ev); err != nil {
 			t.Errorf("delivery body %q: %v", body, err)
 		} else if !s.seen[ev.ID] {
+			ev.Header = r.Header.Clone()
 			s.seen[ev.ID] = true
 			s.events = append(s.events, ev)
 		}
