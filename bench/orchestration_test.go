@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,8 +15,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/svcplatform/svc/api"
-	"github.com/svcplatform/svc/auth"
 	"github.com/svcplatform/svc/events"
 	"github.com/svcplatform/svc/ids"
 	"github.com/svcplatform/svc/store"
@@ -77,18 +74,12 @@ func orchestration(b *testing.B) *orchEnv {
 func newOrchEnv(e *env) (*orchEnv, error) {
 	ctx := context.Background()
 	st := e.stack.App.Store
-	boot, err := st.Bootstrap(ctx, store.BootstrapInput{OrgName: "bench orchestration", Email: "bench-orch@example.com",
-		UserName: "bench", Role: auth.RoleAdmin, Environment: e.stack.Config.Environment, Now: time.Now()})
+	boot, err := newBenchOrg(e, "bench orchestration", "bench-orch@example.com")
 	if err != nil {
 		return nil, err
 	}
 	o := &orchEnv{env: e, orgID: boot.Org.ID, key: boot.Secret, completed: newCompletions(),
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
-	for bucket := range api.DefaultRateLimits() {
-		if err := st.SetRateLimitOverride(ctx, store.RateLimitOverride{OrgID: o.orgID, Bucket: bucket, MaxRequests: 1 << 30, WindowSeconds: 60}); err != nil {
-			return nil, err
-		}
-	}
 	scoring := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
@@ -146,27 +137,12 @@ func (c *completions) ch(id string) chan time.Time {
 // startAPI starts an execution of w through POST /api/workflows/{id}/executions.
 func (o *orchEnv) startAPI(w *store.Workflow) (string, error) {
 	body := []byte(`{"inputs": {"customerId": "cus_bench", "amount": 250}}`)
-	req, err := http.NewRequest("POST", o.stack.BaseURL+"/api/workflows/"+w.ID+"/executions", bytes.NewReader(body))
+	id, err := postAccepted(o.http, o.stack.BaseURL+"/api/workflows/"+w.ID+"/executions", o.key, "application/json", bytes.NewReader(body))
 	if err != nil {
 		return "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+o.key)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := o.http.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer res.Body.Close()
-	var out struct {
-		Data struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&out); err != nil || res.StatusCode != http.StatusAccepted {
-		return "", fmt.Errorf("start: %d %v", res.StatusCode, err)
 	}
 	o.started.Add(1)
-	return out.Data.ID, nil
+	return id, nil
 }
 
 // startSDK starts the same Execution workflow with the Temporal SDK directly, as the API does
