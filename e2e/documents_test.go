@@ -8,12 +8,17 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"testing"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
+	temporalclient "go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/svcplatform/svc/docintel/fixtures"
@@ -128,6 +133,33 @@ func wantFields(t *testing.T, got map[string]any, want map[string]string) {
 	}
 }
 
+// recordHistory writes the history of workflow id to workflows/testdata/document_<name>.json
+// when SVC_RECORD_HISTORIES is set, for TestDocumentReplay (workflows) to replay.
+func recordHistory(t *testing.T, c temporalclient.Client, id, name string) {
+	t.Helper()
+	if os.Getenv("SVC_RECORD_HISTORIES") == "" {
+		return
+	}
+	hist := &historypb.History{}
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, ev)
+	}
+	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "workflows", "testdata", "document_"+name+".json")
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %s: %d events", path, len(hist.Events))
+}
+
 // TestDocumentsEndToEnd sends every fixture through the real pipeline of the dev stack
 // (embedded Temporal, worker with qpdf, poppler and tesseract, SQLite, local blob store) and
 // a loopback receiver subscribed through POST /api/webhooks. The documents run concurrently.
@@ -218,6 +250,8 @@ func TestDocumentsEndToEnd(t *testing.T) {
 			if l := c.do("GET", "/api/documents/"+id+"/extractions", nil); l.Status != 200 || l.Body["total"] != 2.0 {
 				t.Errorf("extractions = %d %s", l.Status, l.Raw)
 			}
+			recordHistory(t, s.App.Temporal, id, "text_pdf_extracted")
+			recordHistory(t, s.App.Temporal, str(x["id"]), "correction")
 			// A key bound to no user may not correct.
 			k := admin.do("POST", "/api/api-keys", map[string]any{"name": "robot", "scopes": []string{"extractions:write"}})
 			if k.Status != 201 {
@@ -243,6 +277,7 @@ func TestDocumentsEndToEnd(t *testing.T) {
 			if !jsonEqual(rv.Data["flags"], []string{"npwp_number:check_digit"}) || rv.Data["confidenceScore"].(float64) > 0.3 {
 				t.Errorf("document.requires_review = %v", rv.Data)
 			}
+			recordHistory(t, s.App.Temporal, id, "requires_review")
 		})
 
 		t.Run("truncated pdf: failed in inspect", func(t *testing.T) {
@@ -258,6 +293,7 @@ func TestDocumentsEndToEnd(t *testing.T) {
 			if f.Data["stage"] != "inspect" || f.Data["errorMessage"] != d["errorMessage"] {
 				t.Errorf("document.failed = %v", f.Data)
 			}
+			recordHistory(t, s.App.Temporal, id, "failed_inspect")
 		})
 
 		opens := []struct {
@@ -334,6 +370,7 @@ func TestDocumentsEndToEnd(t *testing.T) {
 			if row, err := s.App.Store.GetDocument(context.Background(), s.Credentials.OrgID, id); err != nil || row.PasswordSealed != "" {
 				t.Errorf("after extraction the sealed password is still stored: %q, %v", row.PasswordSealed, err)
 			}
+			recordHistory(t, s.App.Temporal, id, "password_retries")
 			again := c.do("POST", "/api/documents/"+id+"/password", map[string]any{"password": fixtures.UserPassword})
 			if again.Status != 409 || again.Body["error"] != "state conflict: cannot transition extracted → processing" {
 				t.Errorf("a password for an extracted document = %d %s", again.Status, again.Raw)
