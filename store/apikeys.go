@@ -81,11 +81,7 @@ func (s *Store) IssueAPIKey(ctx context.Context, n NewAPIKey) (*APIKey, string, 
 
 // GetAPIKey loads a key of the organisation.
 func (s *Store) GetAPIKey(ctx context.Context, orgID, id string) (*APIKey, error) {
-	var k APIKey
-	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id = ?", orgID, id).Take(&k).Error; err != nil {
-		return nil, NotFound(err)
-	}
-	return &k, nil
+	return takeInOrg[APIKey](s.DB.WithContext(ctx), orgID, id)
 }
 
 // ListAPIKeys pages through the organisation's keys, newest first; f.Q matches the name.

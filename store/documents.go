@@ -142,11 +142,7 @@ func (s *Store) CreateDocument(ctx context.Context, d *Document) error {
 
 // GetDocument loads a document of the organisation.
 func (s *Store) GetDocument(ctx context.Context, orgID, id string) (*Document, error) {
-	var d Document
-	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id = ?", orgID, id).Take(&d).Error; err != nil {
-		return nil, NotFound(err)
-	}
-	return &d, nil
+	return takeInOrg[Document](s.DB.WithContext(ctx), orgID, id)
 }
 
 // DeleteUploadedDocument removes a document still in state uploaded: the API stored it but
@@ -298,11 +294,7 @@ func jsonColumn(v []string) string {
 
 // GetExtraction loads an extraction of the organisation.
 func (s *Store) GetExtraction(ctx context.Context, orgID, id string) (*Extraction, error) {
-	var x Extraction
-	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id = ?", orgID, id).Take(&x).Error; err != nil {
-		return nil, NotFound(err)
-	}
-	return &x, nil
+	return takeInOrg[Extraction](s.DB.WithContext(ctx), orgID, id)
 }
 
 // ListExtractions returns one page of a document's extractions, newest first.
@@ -370,11 +362,7 @@ func (s *Store) CreateTemplate(ctx context.Context, t *Template) error {
 
 // GetTemplate loads a template of the organisation.
 func (s *Store) GetTemplate(ctx context.Context, orgID, id string) (*Template, error) {
-	var t Template
-	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id = ?", orgID, id).Take(&t).Error; err != nil {
-		return nil, NotFound(err)
-	}
-	return &t, nil
+	return takeInOrg[Template](s.DB.WithContext(ctx), orgID, id)
 }
 
 // ListTemplates returns one page of the organisation's templates, newest first; f.Q matches the type.

@@ -69,11 +69,7 @@ func (s *Store) GetOrganization(ctx context.Context, id string) (*Organization, 
 
 // GetUser loads a user of the organisation.
 func (s *Store) GetUser(ctx context.Context, orgID, id string) (*User, error) {
-	var u User
-	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id = ?", orgID, id).Take(&u).Error; err != nil {
-		return nil, NotFound(err)
-	}
-	return &u, nil
+	return takeInOrg[User](s.DB.WithContext(ctx), orgID, id)
 }
 
 // APIKeyByHash finds a key by the SHA-256 of its whole value.

@@ -175,11 +175,7 @@ func (s *Store) CreateExecution(ctx context.Context, e *Execution) error {
 
 // GetExecution loads an execution of the organisation.
 func (s *Store) GetExecution(ctx context.Context, orgID, id string) (*Execution, error) {
-	var e Execution
-	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id = ?", orgID, id).Take(&e).Error; err != nil {
-		return nil, NotFound(err)
-	}
-	return &e, nil
+	return takeInOrg[Execution](s.DB.WithContext(ctx), orgID, id)
 }
 
 // ExecutionSteps lists an execution's steps in the order they started.

@@ -25,11 +25,7 @@ func (s *Store) CreatePing(ctx context.Context, p *Ping) error {
 
 // GetPing loads a ping of the organisation.
 func (s *Store) GetPing(ctx context.Context, orgID, id string) (*Ping, error) {
-	var p Ping
-	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id = ?", orgID, id).Take(&p).Error; err != nil {
-		return nil, NotFound(err)
-	}
-	return &p, nil
+	return takeInOrg[Ping](s.DB.WithContext(ctx), orgID, id)
 }
 
 // CompletePing records the worker's answer; running it twice writes the same thing.

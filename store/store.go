@@ -139,3 +139,13 @@ func NotFound(err error) error {
 	}
 	return err
 }
+
+// takeInOrg loads the record of type T with id in the organisation: ErrNotFound when it is absent
+// or belongs to another organisation (the two are indistinguishable by design).
+func takeInOrg[T any](db *gorm.DB, orgID, id string) (*T, error) {
+	var v T
+	if err := db.Where("org_id = ? AND id = ?", orgID, id).Take(&v).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	return &v, nil
+}

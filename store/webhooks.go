@@ -144,11 +144,7 @@ func dedupe(names []string) []string {
 
 // GetWebhook loads a subscription of the organisation.
 func (s *Store) GetWebhook(ctx context.Context, orgID, id string) (*WebhookSubscription, error) {
-	var sub WebhookSubscription
-	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id = ?", orgID, id).Take(&sub).Error; err != nil {
-		return nil, NotFound(err)
-	}
-	return &sub, nil
+	return takeInOrg[WebhookSubscription](s.DB.WithContext(ctx), orgID, id)
 }
 
 // ListWebhooks returns one page of the organisation's subscriptions, newest

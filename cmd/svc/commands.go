@@ -77,19 +77,12 @@ func newAPI() *cobra.Command {
 		Short: "Serve the HTTP API against an external Temporal and database",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd, map[string]string{"http-addr": "http.addr"})
-			if err != nil {
-				return err
-			}
-			if err := requireDeployment(cfg); err != nil {
-				return err
-			}
-			logger := app.NewLogger(os.Stderr, cfg.Log)
-			a, err := app.Open(cmd.Context(), cfg, logger, app.Options{})
+			a, err := openDeployment(cmd, map[string]string{"http-addr": "http.addr"})
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			cfg, logger := a.Config, a.Logger
 			return a.ServeAPI(cmd.Context(), cfg.HTTP.Addr, func(addr net.Addr) {
 				logger.Info("api listening", "addr", addr.String(), "environment", cfg.Environment)
 			})
@@ -105,19 +98,12 @@ func newWorker() *cobra.Command {
 		Short: "Run the Temporal worker (task queues orchestration, documents, webhooks)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd, nil)
-			if err != nil {
-				return err
-			}
-			if err := requireDeployment(cfg); err != nil {
-				return err
-			}
-			logger := app.NewLogger(os.Stderr, cfg.Log)
-			a, err := app.Open(cmd.Context(), cfg, logger, app.Options{})
+			a, err := openDeployment(cmd, nil)
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			cfg, logger := a.Config, a.Logger
 			ws, err := a.Workers()
 			if err != nil {
 				return err
@@ -239,6 +225,19 @@ func newVersion() *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "svc %s %s %s/%s\n", buildinfo.Version, buildinfo.Commit(), runtime.GOOS, runtime.GOARCH)
 		},
 	}
+}
+
+// openDeployment loads the configuration of svc api or svc worker, checks what a deployment needs,
+// and connects to the database and Temporal.
+func openDeployment(cmd *cobra.Command, flagKeys map[string]string) (*app.App, error) {
+	cfg, err := loadConfig(cmd, flagKeys)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireDeployment(cfg); err != nil {
+		return nil, err
+	}
+	return app.Open(cmd.Context(), cfg, app.NewLogger(os.Stderr, cfg.Log), app.Options{})
 }
 
 // requireDeployment checks what svc api and svc worker need beyond defaults.
