@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	uiserver "github.com/temporalio/ui-server/v2/server"
@@ -52,6 +53,7 @@ type Options struct {
 // Server is a running embedded Temporal (and UI).
 type Server struct {
 	temporal temporal.Server
+	stopping *atomic.Bool
 	ui       *uiserver.Server
 	uiDone   chan struct{}
 	addr     string
@@ -84,11 +86,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	stopping := &atomic.Bool{}
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(conf),
 		temporal.ForServices(temporal.DefaultServices),
 		temporal.WithStaticHosts(hosts),
-		temporal.WithLogger(newLogger(o.Logger.With("component", "temporal"))),
+		temporal.WithLogger(newLogger(o.Logger.With("component", "temporal"), stopping)),
 		temporal.WithDynamicConfigClient(dynamicconfig.StaticClient{
 			dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
 		}),
@@ -99,7 +102,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("devserver: start: %w", err)
 	}
-	s := &Server{temporal: srv, addr: net.JoinHostPort(o.IP, strconv.Itoa(o.Port))}
+	s := &Server{temporal: srv, stopping: stopping, addr: net.JoinHostPort(o.IP, strconv.Itoa(o.Port))}
 	if err := waitListening(ctx, s.addr); err != nil {
 		_ = srv.Stop()
 		return nil, err
@@ -136,6 +139,7 @@ func (s *Server) UIURL() string { return s.uiURL }
 
 // Stop stops the UI, then Temporal.
 func (s *Server) Stop() error {
+	s.stopping.Store(true)
 	if s.ui != nil {
 		s.ui.Stop()
 		select {
