@@ -102,9 +102,9 @@ type APIKeyChanges struct {
 func (s *Store) UpdateAPIKey(ctx context.Context, orgID, id string, ch APIKeyChanges) (*APIKey, error) {
 	var out *APIKey
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
-		var k APIKey
-		if err := tx.Where("org_id = ? AND id = ?", orgID, id).Take(&k).Error; err != nil {
-			return NotFound(err)
+		k, err := takeInOrg[APIKey](tx, orgID, id)
+		if err != nil {
+			return err
 		}
 		if ch.Name != nil {
 			k.Name = *ch.Name
@@ -116,10 +116,10 @@ func (s *Store) UpdateAPIKey(ctx context.Context, orgID, id string, ch APIKeyCha
 			k.ActAsUserID = *ch.ActAsUserID
 		}
 		k.UpdatedAt = ch.Now.UTC()
-		if err := tx.Model(&k).Select("name", "scopes", "act_as_user_id", "updated_at").Updates(&k).Error; err != nil {
+		if err := tx.Model(k).Select("name", "scopes", "act_as_user_id", "updated_at").Updates(k).Error; err != nil {
 			return err
 		}
-		out = &k
+		out = k
 		return nil
 	})
 	return out, err
@@ -136,9 +136,11 @@ func (s *Store) RotateAPIKey(ctx context.Context, orgID, id string, now time.Tim
 		old    APIKey
 	)
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
-		if err := tx.Where("org_id = ? AND id = ?", orgID, id).Take(&old).Error; err != nil {
-			return NotFound(err)
+		k, err := takeInOrg[APIKey](tx, orgID, id)
+		if err != nil {
+			return err
 		}
+		old = *k
 		if old.Status(now) != KeyActive {
 			return ErrKeyNotActive
 		}

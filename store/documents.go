@@ -254,9 +254,9 @@ func (s *Store) FinishDocument(ctx context.Context, x *Extraction, completedAt t
 // organisation's). Storing the same extraction again changes nothing.
 func (s *Store) CorrectDocument(ctx context.Context, x *Extraction) error {
 	return s.Tx(ctx, func(tx *gorm.DB) error {
-		var d Document
-		if err := tx.Where("org_id = ? AND id = ?", x.OrgID, x.DocumentID).Take(&d).Error; err != nil {
-			return NotFound(err)
+		d, err := takeInOrg[Document](tx, x.OrgID, x.DocumentID)
+		if err != nil {
+			return err
 		}
 		if d.LatestExtractionID == x.ID {
 			return nil // stored already

@@ -139,9 +139,9 @@ func (s *Store) GetWorkflow(ctx context.Context, orgID, idOrSlug string) (*Workf
 func (s *Store) AddWorkflowVersion(ctx context.Context, orgID, workflowID, definition, createdBy string) (*WorkflowVersion, error) {
 	var v *WorkflowVersion
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
-		var w Workflow
-		if err := tx.Where("org_id = ? AND id = ?", orgID, workflowID).Take(&w).Error; err != nil {
-			return NotFound(err)
+		w, err := takeInOrg[Workflow](tx, orgID, workflowID)
+		if err != nil {
+			return err
 		}
 		now := time.Now().UTC()
 		v = &WorkflowVersion{WorkflowID: w.ID, Version: w.LatestVersion + 1, OrgID: orgID, Definition: definition, CreatedBy: createdBy, CreatedAt: now}

@@ -60,9 +60,11 @@ type UserChanges struct {
 func (s *Store) UpdateUser(ctx context.Context, orgID, id string, ch UserChanges) (*User, error) {
 	var out User
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
-		if err := tx.Where("org_id = ? AND id = ?", orgID, id).Take(&out).Error; err != nil {
-			return NotFound(err)
+		u, err := takeInOrg[User](tx, orgID, id)
+		if err != nil {
+			return err
 		}
+		out = *u
 		if ch.Name != nil {
 			out.Name = *ch.Name
 		}

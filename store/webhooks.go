@@ -170,9 +170,9 @@ func (s *Store) UpdateWebhook(ctx context.Context, orgID, id string, patch Webho
 	}
 	var out *WebhookSubscription
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
-		var sub WebhookSubscription
-		if err := tx.Where("org_id = ? AND id = ?", orgID, id).Take(&sub).Error; err != nil {
-			return NotFound(err)
+		sub, err := takeInOrg[WebhookSubscription](tx, orgID, id)
+		if err != nil {
+			return err
 		}
 		if patch.URL != nil {
 			sub.URL = *patch.URL
@@ -183,10 +183,10 @@ func (s *Store) UpdateWebhook(ctx context.Context, orgID, id string, patch Webho
 		if patch.Active != nil {
 			sub.Active = *patch.Active
 		}
-		if err := tx.Select("url", "events", "active", "updated_at").Save(&sub).Error; err != nil {
+		if err := tx.Select("url", "events", "active", "updated_at").Save(sub).Error; err != nil {
 			return err
 		}
-		out = &sub
+		out = sub
 		return nil
 	})
 	return out, err
@@ -437,18 +437,20 @@ type DeliveryTarget struct {
 // LoadDeliveryTarget loads a delivery with its event and subscription.
 // It returns ErrNotFound when the delivery or its subscription no longer exists.
 func (s *Store) LoadDeliveryTarget(ctx context.Context, orgID, deliveryID string) (*DeliveryTarget, error) {
-	var t DeliveryTarget
 	db := s.DB.WithContext(ctx)
-	if err := db.Where("org_id = ? AND id = ?", orgID, deliveryID).Take(&t.Delivery).Error; err != nil {
-		return nil, NotFound(err)
+	d, err := takeInOrg[Delivery](db, orgID, deliveryID)
+	if err != nil {
+		return nil, err
 	}
-	if err := db.Where("org_id = ? AND id = ?", orgID, t.Delivery.SubscriptionID).Take(&t.Subscription).Error; err != nil {
-		return nil, NotFound(err)
+	sub, err := takeInOrg[WebhookSubscription](db, orgID, d.SubscriptionID)
+	if err != nil {
+		return nil, err
 	}
-	if err := db.Where("org_id = ? AND id = ?", orgID, t.Delivery.EventID).Take(&t.Event).Error; err != nil {
-		return nil, NotFound(err)
+	ev, err := takeInOrg[Event](db, orgID, d.EventID)
+	if err != nil {
+		return nil, err
 	}
-	return &t, nil
+	return &DeliveryTarget{Delivery: *d, Event: *ev, Subscription: *sub}, nil
 }
 
 // RecordedAttempt returns attempt number n of a delivery if it was recorded.
