@@ -95,7 +95,7 @@ func (s *Server) auditWrites(r Route) gin.HandlerFunc {
 			Action: action, ResourceID: resource, RequestID: RequestID(c), Status: status, CreatedAt: now,
 		}
 		if err := s.Store.WriteAudit(context.WithoutCancel(c.Request.Context()), entry); err != nil {
-			logger(c).Error("audit log write failed", "action", action, "resourceId", resource, "error", err)
+			Logger(c).Error("audit log write failed", "action", action, "resourceId", resource, "error", err)
 		}
 	}
 }

@@ -19,13 +19,13 @@ func (s *Server) readyz(c *gin.Context) {
 	ready := true
 	if err := s.Store.Ping(ctx); err != nil {
 		checks["database"], ready = "unreachable", false
-		logger(c).Warn("readiness: database", "error", err)
+		Logger(c).Warn("readiness: database", "error", err)
 	}
 	if s.Temporal == nil {
 		checks["temporal"], ready = "not configured", false
 	} else if _, err := s.Temporal.CheckHealth(ctx, nil); err != nil {
 		checks["temporal"], ready = "unreachable", false
-		logger(c).Warn("readiness: temporal", "error", err)
+		Logger(c).Warn("readiness: temporal", "error", err)
 	}
 	if !ready {
 		c.AbortWithStatusJSON(http.StatusServiceUnavailable, gin.H{"error": ErrUnavailable, "checks": checks})

@@ -134,7 +134,7 @@ func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
 		err = s.Store.ReleaseIdempotency(ctx, rec.ID)
 	}
 	if err != nil {
-		logger(c).Error("idempotency record", "externalId", extID, "error", err)
+		Logger(c).Error("idempotency record", "externalId", extID, "error", err)
 	}
 }
 
@@ -221,7 +221,7 @@ func (s *Server) purgeIdempotency(c *gin.Context, now time.Time) {
 		return
 	}
 	if err := s.Store.PurgeIdempotency(c.Request.Context(), now); err != nil {
-		logger(c).Warn("purge idempotency records", "error", err)
+		Logger(c).Warn("purge idempotency records", "error", err)
 	}
 }
 

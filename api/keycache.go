@@ -95,7 +95,7 @@ func (s *Server) lookupKey(c *gin.Context, hash string) (keyEntry, error) {
 	}
 	if key.LastUsedAt == nil || now.Sub(*key.LastUsedAt) >= lastUsedEvery {
 		if err := s.Store.TouchAPIKey(c.Request.Context(), key.ID, now); err != nil {
-			logger(c).Warn("record key use", "apiKeyId", key.ID, "error", err)
+			Logger(c).Warn("record key use", "apiKeyId", key.ID, "error", err)
 		}
 	}
 	s.sec.keys.put(hash, e)

@@ -93,15 +93,13 @@ func saneRequestID(id string) bool {
 // RequestID is the id of the current request.
 func RequestID(c *gin.Context) string { return c.GetString(ctxRequestID) }
 
-func logger(c *gin.Context) *slog.Logger {
+// Logger is the request's logger, carrying its request id.
+func Logger(c *gin.Context) *slog.Logger {
 	if l, ok := c.Get(ctxLogger); ok {
 		return l.(*slog.Logger)
 	}
 	return slog.Default()
 }
-
-// Logger is the request's logger, carrying its request id.
-func Logger(c *gin.Context) *slog.Logger { return logger(c) }
 
 // recoverPanics turns a panic into a 500 envelope, logged with the request id and stack.
 func (s *Server) recoverPanics(c *gin.Context) {
@@ -110,7 +108,7 @@ func (s *Server) recoverPanics(c *gin.Context) {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			logger(c).Error("panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			Logger(c).Error("panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if !c.Writer.Written() {
 				Fail(c, http.StatusInternalServerError, ErrInternal)
 			} else {
@@ -142,7 +140,7 @@ func (s *Server) accessLog(c *gin.Context) {
 	if c.Writer.Status() >= 500 {
 		level = slog.LevelError
 	}
-	logger(c).Log(c.Request.Context(), level, "request", attrs...)
+	Logger(c).Log(c.Request.Context(), level, "request", attrs...)
 }
 
 // bodyCheck enforces the route's content type (415) and size cap (413).

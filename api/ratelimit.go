@@ -68,7 +68,7 @@ func (s *Server) ruleFor(c *gin.Context, orgID, bucket string) ratelimit.Rule {
 	if !ok || now.Sub(e.at) >= oc.ttl || now.Before(e.at) {
 		rows, err := s.Store.RateLimitOverrides(c.Request.Context(), orgID)
 		if err != nil {
-			logger(c).Warn("load rate-limit overrides", "orgId", orgID, "error", err)
+			Logger(c).Warn("load rate-limit overrides", "orgId", orgID, "error", err)
 			return def
 		}
 		e = overrideEntry{rules: map[string]ratelimit.Rule{}, at: now}
@@ -109,7 +109,7 @@ func (s *Server) rateLimitByIP(r Route) gin.HandlerFunc {
 func (s *Server) limit(c *gin.Context, bucket, key string, rule ratelimit.Rule) {
 	d, err := s.sec.limiter.Allow(c.Request.Context(), key, rule)
 	if err != nil {
-		logger(c).Error("rate limit", "bucket", bucket, "error", err)
+		Logger(c).Error("rate limit", "bucket", bucket, "error", err)
 		Fail(c, http.StatusServiceUnavailable, ErrUnavailable)
 		return
 	}

@@ -156,7 +156,7 @@ func NotFound(c *gin.Context) { Fail(c, http.StatusNotFound, ErrNotFound) }
 
 // Internal logs err with the request id and answers a 500 envelope that leaks nothing.
 func Internal(c *gin.Context, err error) {
-	logger(c).Error("internal error", "error", err)
+	Logger(c).Error("internal error", "error", err)
 	Fail(c, http.StatusInternalServerError, ErrInternal)
 }
 
