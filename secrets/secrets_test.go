@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
@@ -39,15 +40,21 @@ func TestSealOpen(t *testing.T) {
 func TestOpenRejects(t *testing.T) {
 	b := box(t, 1)
 	sealed, _ := b.Seal([]byte("x"), "ctx")
-	flipped := []byte(sealed)
-	flipped[len(flipped)-2] ^= 1
+	// Flip one bit of the decoded ciphertext (not of its base64 text, which could merely make
+	// the value malformed), so that the case reaches the authentication check.
+	raw, err := base64.RawStdEncoding.DecodeString(strings.TrimPrefix(sealed, "v1:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[len(raw)-1] ^= 1
+	flipped := "v1:" + base64.RawStdEncoding.EncodeToString(raw)
 	tests := []struct {
 		name, sealed, context string
 		box                   *Box
 	}{
 		{"other context", sealed, "ctx2", b},
 		{"other key", sealed, "ctx", box(t, 2)},
-		{"tampered", string(flipped), "ctx", b},
+		{"tampered", flipped, "ctx", b},
 		{"no version", strings.TrimPrefix(sealed, "v1:"), "ctx", b},
 		{"not base64", "v1:!!!", "ctx", b},
 		{"too short", "v1:AAAA", "ctx", b},
