@@ -7,6 +7,7 @@ package ids
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"strings"
 	"time"
@@ -66,6 +67,15 @@ func Derive(p Prefix, t time.Time, random [10]byte) string {
 	binary.BigEndian.PutUint32(b[2:6], uint32(ms))
 	copy(b[6:], random[:])
 	return string(p) + "_" + encode(b)
+}
+
+// DeriveFrom is Derive with the random part hashed from parts (SHA-256 of the parts joined
+// by NUL): the id of a record named by other ids, such as a step (execution, node).
+func DeriveFrom(p Prefix, t time.Time, parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	var random [10]byte
+	copy(random[:], sum[:])
+	return Derive(p, t, random)
 }
 
 func encode(b [16]byte) string {

@@ -56,3 +56,27 @@ func TestDeriveIsDeterministic(t *testing.T) {
 		t.Fatal("different seed gave the same id")
 	}
 }
+
+func TestDeriveFrom(t *testing.T) {
+	at := time.UnixMilli(1700000000123)
+	// Pinned: running workflows and stored records already carry ids made this way.
+	tests := []struct {
+		p     Prefix
+		parts []string
+		want  string
+	}{
+		{Step, []string{"exe_01hf0000000000000000000000", "fetch"}, "stp_01hf7yat3vsykzyqtbwq7cxrg8"},
+		{Delivery, []string{"evt_1", "whk_1"}, "whd_01hf7yat3vtj65tfcqw8kvppky"},
+	}
+	for _, tt := range tests {
+		if got := DeriveFrom(tt.p, at, tt.parts...); got != tt.want || !Valid(tt.p, got) {
+			t.Errorf("DeriveFrom(%s, %q) = %q, want %q", tt.p, tt.parts, got, tt.want)
+		}
+	}
+	if DeriveFrom(Step, at, "ab", "c") == DeriveFrom(Step, at, "a", "bc") {
+		t.Error("moving a part boundary gave the same id")
+	}
+	if DeriveFrom(Step, at, "a") != DeriveFrom(Step, at.Add(500*time.Microsecond), "a") {
+		t.Error("the time part should keep milliseconds only")
+	}
+}

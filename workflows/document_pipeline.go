@@ -213,7 +213,7 @@ func (r *docRun) recordClassification(ctx workflow.Context, c docintel.Classific
 // finish stores the extraction and the decided status with its event.
 func (r *docRun) finish(ctx workflow.Context, x *docintel.Extraction, d *docintel.Decision) (DocumentResult, error) {
 	now := workflow.Now(ctx).UTC()
-	extID := derivedID(ids.Extraction, now, r.in.DocumentID, "pipeline")
+	extID := ids.DeriveFrom(ids.Extraction, now, r.in.DocumentID, "pipeline")
 	var ev PublishEventInput
 	if d.Status == docintel.StatusExtracted {
 		//workflowcheck:ignore (Values builds a map: iteration order cannot show)

@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -132,7 +131,7 @@ func (r *execRun) load(ctx workflow.Context) (*orchestration.Definition, error) 
 // runNode runs one node and returns the id of the next one ("" when the run ends here).
 func (r *execRun) runNode(ctx workflow.Context, node *orchestration.Node) (string, error) {
 	now := workflow.Now(ctx).UTC()
-	st := &step{id: derivedID(ids.Step, now, r.in.ExecutionID, node.ID), node: node, started: now, attempts: 1}
+	st := &step{id: ids.DeriveFrom(ids.Step, now, r.in.ExecutionID, node.ID), node: node, started: now, attempts: 1}
 	r.current = st
 	r.env.Now = now
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Running node **%s** (%s), step %s", node.Label(), node.Kind, st.id))
@@ -375,15 +374,6 @@ func (r *execRun) event(ctx workflow.Context, name, key string, data map[string]
 	return PublishEventInput{
 		EventID: events.DeriveID(now, r.in.ExecutionID, key, name), Event: name, OrgID: r.in.OrgID, OccurredAt: now, Data: data,
 	}
-}
-
-// derivedID is a deterministic id for a record the workflow names (steps, approvals):
-// its time part is the workflow's time, the rest hashes the parts.
-func derivedID(p ids.Prefix, t time.Time, parts ...string) string {
-	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
-	var random [10]byte
-	copy(random[:], sum[:])
-	return ids.Derive(p, t, random)
 }
 
 // httpAttempts is how many attempts an http node made before err.

@@ -30,7 +30,7 @@ func (r *execRun) awaitApproval(ctx workflow.Context, st *step, a orchestration.
 	}
 	now := workflow.Now(ctx).UTC()
 	ap := &approval{
-		id: derivedID(ids.Approval, now, r.in.ExecutionID, st.node.ID), stepID: st.id, nodeID: st.node.ID,
+		id: ids.DeriveFrom(ids.Approval, now, r.in.ExecutionID, st.node.ID), stepID: st.id, nodeID: st.node.ID,
 		assignTo: a.AssignTo, status: orchestration.ApprovalPending,
 	}
 	rec := ApprovalRecord{
