@@ -2,10 +2,8 @@ package api
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"strings"
@@ -98,7 +96,7 @@ func (s *Server) login(c *gin.Context) {
 	now := s.Now().UTC()
 	token, csrf := randomToken(), randomToken()
 	sess := &store.Session{
-		ID: ids.NewAt(ids.Session, now), OrgID: u.OrgID, UserID: u.ID, TokenHash: hashToken(token),
+		ID: ids.NewAt(ids.Session, now), OrgID: u.OrgID, UserID: u.ID, TokenHash: auth.HashKey(token),
 		CSRFToken: csrf, ExpiresAt: now.Add(s.Config.Auth.SessionTTL), CreatedAt: now,
 	}
 	if err := s.Store.CreateSession(c.Request.Context(), sess); err != nil {
@@ -119,7 +117,7 @@ func (s *Server) login(c *gin.Context) {
 // logout ends the cookie's session, if any, and clears the cookies. It always answers 204.
 func (s *Server) logout(c *gin.Context) {
 	if token, err := c.Cookie(SessionCookie); err == nil && token != "" {
-		sess, err := s.Store.SessionByTokenHash(c.Request.Context(), hashToken(token))
+		sess, err := s.Store.SessionByTokenHash(c.Request.Context(), auth.HashKey(token))
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			Internal(c, err)
 			return
@@ -140,7 +138,7 @@ func (s *Server) logout(c *gin.Context) {
 
 // authenticateSession resolves a session cookie to its user's principal, enforcing CSRF on writes.
 func (s *Server) authenticateSession(c *gin.Context, token string) {
-	sess, err := s.Store.SessionByTokenHash(c.Request.Context(), hashToken(token))
+	sess, err := s.Store.SessionByTokenHash(c.Request.Context(), auth.HashKey(token))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		Internal(c, err)
 		return
@@ -192,9 +190,4 @@ func randomToken() string {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
-}
-
-func hashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
 }

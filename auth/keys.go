@@ -4,7 +4,6 @@ package auth
 import (
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base32"
 	"encoding/hex"
 	"errors"
@@ -64,7 +63,7 @@ func ParseKey(key string) (env string, err error) {
 	return env, nil
 }
 
-// HashKey is the stored form of a key: hex SHA-256 of the whole value.
+// HashKey is the stored form of a key (and of a session token): hex SHA-256 of the whole value.
 func HashKey(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:])
@@ -95,9 +94,4 @@ func BearerToken(header string) (string, bool) {
 		return "", false
 	}
 	return token, true
-}
-
-// EqualHash compares two hex hashes in constant time.
-func EqualHash(a, b string) bool {
-	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
