@@ -156,6 +156,16 @@ func Keys() []Key {
 	return out
 }
 
+// Lookup returns the key named name.
+func Lookup(name string) (Key, bool) {
+	for _, k := range keys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
 // Options says where Load reads from besides the environment.
 type Options struct {
 	// File is a YAML config file; empty means ./svc.yaml if it exists.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/svcplatform/svc/app"
 	"github.com/svcplatform/svc/auth"
@@ -20,9 +21,34 @@ import (
 	"github.com/svcplatform/svc/store"
 )
 
-// loadConfig reads the configuration with the command's flags bound to their keys.
-func loadConfig(cmd *cobra.Command, flagKeys map[string]string) (*config.Config, error) {
+// flagKeyAnnotation marks a flag as setting a configuration key.
+const flagKeyAnnotation = "svc-config-key"
+
+// configFlag defines a flag that sets configuration key key; its type, default and help come from
+// the config keys table, so a default is written in one place only.
+func configFlag(cmd *cobra.Command, name, key string) {
+	k, ok := config.Lookup(key)
+	if !ok {
+		panic("cmd/svc: flag " + name + " names unknown config key " + key)
+	}
+	switch d := k.Default.(type) {
+	case int:
+		cmd.Flags().Int(name, d, k.Help)
+	default:
+		cmd.Flags().String(name, fmt.Sprint(d), k.Help)
+	}
+	_ = cmd.Flags().SetAnnotation(name, flagKeyAnnotation, []string{key})
+}
+
+// loadConfig reads the configuration; flags defined with configFlag override their keys.
+func loadConfig(cmd *cobra.Command) (*config.Config, error) {
 	file, _ := cmd.Flags().GetString("config")
+	flagKeys := map[string]string{}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if key := f.Annotations[flagKeyAnnotation]; len(key) == 1 {
+			flagKeys[f.Name] = key[0]
+		}
+	})
 	return config.Load(config.Options{File: file, Flags: cmd.Flags(), FlagKeys: flagKeys})
 }
 
@@ -32,9 +58,7 @@ func newDev() *cobra.Command {
 		Short: "Run everything in one process: embedded Temporal and UI, worker and API",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd, map[string]string{
-				"data-dir": "data_dir", "http-addr": "http.addr", "temporal-port": "temporal.port", "ui-port": "temporal.ui_port",
-			})
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -64,10 +88,10 @@ func newDev() *cobra.Command {
 			return stack.Stop()
 		},
 	}
-	cmd.Flags().String("data-dir", "./.svc-data", "directory for everything svc dev keeps")
-	cmd.Flags().String("http-addr", "127.0.0.1:8080", "API listen address")
-	cmd.Flags().Int("temporal-port", 7233, "embedded Temporal gRPC port")
-	cmd.Flags().Int("ui-port", 8233, "Temporal UI port (0: no UI)")
+	configFlag(cmd, "data-dir", "data_dir")
+	configFlag(cmd, "http-addr", "http.addr")
+	configFlag(cmd, "temporal-port", "temporal.port")
+	configFlag(cmd, "ui-port", "temporal.ui_port")
 	return cmd
 }
 
@@ -77,7 +101,7 @@ func newAPI() *cobra.Command {
 		Short: "Serve the HTTP API against an external Temporal and database",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := openDeployment(cmd, map[string]string{"http-addr": "http.addr"})
+			a, err := openDeployment(cmd)
 			if err != nil {
 				return err
 			}
@@ -88,7 +112,7 @@ func newAPI() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().String("http-addr", "127.0.0.1:8080", "API listen address")
+	configFlag(cmd, "http-addr", "http.addr")
 	return cmd
 }
 
@@ -98,7 +122,7 @@ func newWorker() *cobra.Command {
 		Short: "Run the Temporal worker (task queues orchestration, documents, webhooks)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := openDeployment(cmd, nil)
+			a, err := openDeployment(cmd)
 			if err != nil {
 				return err
 			}
@@ -125,18 +149,11 @@ func newMigrate() *cobra.Command {
 		Short: "Create or update the application database's tables",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd, nil)
-			if err != nil {
-				return err
-			}
-			st, err := store.Open(cmd.Context(), cfg.DatabaseURL())
+			_, st, err := openMigratedStore(cmd)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			if err := st.Migrate(cmd.Context()); err != nil {
-				return err
-			}
 			fmt.Fprintln(cmd.OutOrStdout(), "migrated", st.Dialect, "database")
 			return nil
 		},
@@ -179,18 +196,11 @@ func newBootstrap() *cobra.Command {
 				}
 				in.Scopes = scopes
 			}
-			cfg, err := loadConfig(cmd, map[string]string{"data-dir": "data_dir"})
-			if err != nil {
-				return err
-			}
-			st, err := store.Open(cmd.Context(), cfg.DatabaseURL())
+			cfg, st, err := openMigratedStore(cmd)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			if err := st.Migrate(cmd.Context()); err != nil {
-				return err
-			}
 			res, err := st.Bootstrap(cmd.Context(), in)
 			if err != nil {
 				return err
@@ -212,7 +222,7 @@ func newBootstrap() *cobra.Command {
 	f.String("user", "", "email of a user to create and bind the key to")
 	f.String("role", "admin", "role of that user: admin, reviewer, analyst or viewer")
 	f.String("service", "", "issue a service principal key for this calling service slug instead")
-	f.String("data-dir", "./.svc-data", "data directory (for the embedded SQLite database)")
+	configFlag(cmd, "data-dir", "data_dir")
 	return cmd
 }
 
@@ -227,10 +237,27 @@ func newVersion() *cobra.Command {
 	}
 }
 
+// openMigratedStore loads the configuration and opens its database with every table migrated.
+func openMigratedStore(cmd *cobra.Command) (*config.Config, *store.Store, error) {
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := store.Open(cmd.Context(), cfg.DatabaseURL())
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := st.Migrate(cmd.Context()); err != nil {
+		_ = st.Close()
+		return nil, nil, err
+	}
+	return cfg, st, nil
+}
+
 // openDeployment loads the configuration of svc api or svc worker, checks what a deployment needs,
 // and connects to the database and Temporal.
-func openDeployment(cmd *cobra.Command, flagKeys map[string]string) (*app.App, error) {
-	cfg, err := loadConfig(cmd, flagKeys)
+func openDeployment(cmd *cobra.Command) (*app.App, error) {
+	cfg, err := loadConfig(cmd)
 	if err != nil {
 		return nil, err
 	}

@@ -103,3 +103,24 @@ func TestAPIAndWorkerNeedTemporalAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigFlagsSetTheirKeys: a flag given on the command line sets its key; one left at its
+// default does not override the environment.
+func TestConfigFlagsSetTheirKeys(t *testing.T) {
+	t.Setenv("SVC_TEMPORAL_PORT", "9999")
+	cmd := newDev()
+	cmd.Flags().String("config", filepath.Join("testdata", "empty.yaml"), "")
+	if err := cmd.Flags().Parse([]string{"--http-addr", "127.0.0.1:9191", "--data-dir", "/tmp/svc-flag-test"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.HTTP.Addr != "127.0.0.1:9191" || cfg.DataDir != "/tmp/svc-flag-test" {
+		t.Fatalf("flags not applied: addr %s, data dir %s", cfg.HTTP.Addr, cfg.DataDir)
+	}
+	if cfg.Temporal.Port != 9999 {
+		t.Fatalf("an unset --temporal-port overrode SVC_TEMPORAL_PORT: %d", cfg.Temporal.Port)
+	}
+}
