@@ -91,5 +91,11 @@ func Each(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 	}
 }
 
-// Describe names a backend for messages.
-func (b Backend) String() string { return fmt.Sprintf("%s(%s)", b.Name, b.URL) }
+// String names a backend for messages, with any password in its URL masked.
+func (b Backend) String() string {
+	shown := b.URL
+	if u, err := url.Parse(b.URL); err == nil {
+		shown = u.Redacted()
+	}
+	return fmt.Sprintf("%s(%s)", b.Name, shown)
+}
