@@ -1,8 +1,6 @@
 package workflows
 
 import (
-	"time"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/svcplatform/svc/events"
@@ -14,15 +12,11 @@ import (
 // with the actor. A document that has moved on meanwhile (another correction) is refused with
 // the SPEC 3.5 conflict, which the API answers as 409.
 func DocumentCorrection(ctx workflow.Context, in CorrectionInput) error {
-	now := workflow.Now(ctx).UTC().Truncate(time.Millisecond)
-	rec := CorrectionRecord{Correction: in, Event: PublishEventInput{
-		EventID: events.DeriveID(now, in.ExtractionID, "corrected", events.ExtractionCorrected),
-		Event:   events.ExtractionCorrected, OrgID: in.OrgID, OccurredAt: now,
-		Data: map[string]any{
+	rec := CorrectionRecord{Correction: in, Event: eventInput(ctx, in.OrgID, in.ExtractionID, events.ExtractionCorrected, "corrected",
+		map[string]any{
 			"documentId": in.DocumentID, "extractionId": in.ExtractionID,
 			"actorUserId": in.ActorUserID, "previousExtractionId": in.PreviousExtractionID,
-		},
-	}}
+		})}
 	ctx = bookkeepingCtx(ctx, "correction by "+in.ActorUserID)
 	opts := workflow.GetLocalActivityOptions(ctx)
 	opts.RetryPolicy.NonRetryableErrorTypes = append(opts.RetryPolicy.NonRetryableErrorTypes, ErrTypeStateConflict, ErrTypeInvalidArgument)

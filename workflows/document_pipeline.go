@@ -289,10 +289,7 @@ func (r *docRun) failure(ctx workflow.Context, err error) *stageFailure {
 // event prepares one event for a bookkeeping activity: its evt_ id derives from the document,
 // key and name, and its time is the workflow's, so a retried activity publishes the same event.
 func (r *docRun) event(ctx workflow.Context, name, key string, data map[string]any) PublishEventInput {
-	now := workflow.Now(ctx).UTC().Truncate(time.Millisecond)
-	return PublishEventInput{
-		EventID: events.DeriveID(now, r.in.DocumentID, key, name), Event: name, OrgID: r.in.OrgID, OccurredAt: now, Data: data,
-	}
+	return eventInput(ctx, r.in.OrgID, r.in.DocumentID, name, key, data)
 }
 
 // stageCtx sets the options of a stage run as a regular activity (inspect, text).

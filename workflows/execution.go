@@ -370,10 +370,7 @@ func storeCtx(ctx workflow.Context, summary string) workflow.Context {
 // the execution, key and name, and its time is the workflow's, so a retried activity
 // publishes the same event.
 func (r *execRun) event(ctx workflow.Context, name, key string, data map[string]any) PublishEventInput {
-	now := workflow.Now(ctx).UTC().Truncate(time.Millisecond)
-	return PublishEventInput{
-		EventID: events.DeriveID(now, r.in.ExecutionID, key, name), Event: name, OrgID: r.in.OrgID, OccurredAt: now, Data: data,
-	}
+	return eventInput(ctx, r.in.OrgID, r.in.ExecutionID, name, key, data)
 }
 
 // httpAttempts is how many attempts an http node made before err.

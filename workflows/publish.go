@@ -41,14 +41,7 @@ type PublishEventResult struct {
 // subscription that wants it, and starts their WebhookDelivery workflows).
 // Call it with the same key on replay and the event keeps its id.
 func PublishEvent(ctx workflow.Context, orgID, name, key string, data map[string]any) (PublishEventResult, error) {
-	now := workflow.Now(ctx).UTC().Truncate(time.Millisecond)
-	in := PublishEventInput{
-		EventID:    events.DeriveID(now, workflow.GetInfo(ctx).WorkflowExecution.ID, key, name),
-		Event:      name,
-		OrgID:      orgID,
-		OccurredAt: now,
-		Data:       data,
-	}
+	in := eventInput(ctx, orgID, workflow.GetInfo(ctx).WorkflowExecution.ID, name, key, data)
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           QueueWebhooks, // one registration, whichever product publishes
 		StartToCloseTimeout: time.Minute,
@@ -61,6 +54,16 @@ func PublishEvent(ctx workflow.Context, orgID, name, key string, data map[string
 	var out PublishEventResult
 	err := workflow.ExecuteActivity(ctx, ActivityPublishEvent, in).Get(ctx, &out)
 	return out, err
+}
+
+// eventInput prepares one event for an activity to publish: its evt_ id derives from seed
+// (the record the workflow runs for), key and name, and its time is the workflow's, so a
+// retried activity or a replay publishes the same event.
+func eventInput(ctx workflow.Context, orgID, seed, name, key string, data map[string]any) PublishEventInput {
+	now := workflow.Now(ctx).UTC().Truncate(time.Millisecond)
+	return PublishEventInput{
+		EventID: events.DeriveID(now, seed, key, name), Event: name, OrgID: orgID, OccurredAt: now, Data: data,
+	}
 }
 
 // ErrTypeInvalidEvent is the application error type of an event the catalog
