@@ -281,17 +281,15 @@ func (s *Store) PublishEvent(ctx context.Context, env events.Envelope) (*Event, 
 					SubscriptionID: sub.ID, EventID: evt.ID, EventName: evt.Name, Status: webhook.StatusPending})
 			}
 		}
-		if len(fresh) > 0 {
-			if err := tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(fresh, 100).Error; err != nil {
-				return err
-			}
+		if len(fresh) == 0 {
+			return nil
+		}
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(fresh, 100).Error; err != nil {
+			return err
 		}
 		ids := make([]string, len(fresh))
 		for i, d := range fresh {
 			ids[i] = d.ID
-		}
-		if len(ids) == 0 {
-			return nil
 		}
 		return tx.Where("org_id = ? AND id IN ?", env.OrgID, ids).Order("id").Find(&out).Error
 	})
