@@ -5,8 +5,6 @@ package devstack
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +18,7 @@ import (
 	"github.com/svcplatform/svc/auth"
 	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/devserver"
+	"github.com/svcplatform/svc/secrets"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/worker"
 	"github.com/svcplatform/svc/workflows"
@@ -158,11 +157,11 @@ func ensureSecretKey(cfg *config.Config) error {
 	path := filepath.Join(cfg.DataDir, "secret.key")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		var k [32]byte
-		if _, err := rand.Read(k[:]); err != nil {
-			return err
+		key, err := secrets.NewKey()
+		if err != nil {
+			return fmt.Errorf("secret key: %w", err)
 		}
-		b = []byte(base64.StdEncoding.EncodeToString(k[:]))
+		b = []byte(key)
 		if err := os.WriteFile(path, b, 0o600); err != nil {
 			return fmt.Errorf("secret key: %w", err)
 		}
