@@ -322,12 +322,8 @@ func textCtx(ctx workflow.Context) workflow.Context {
 func bookkeepingCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:        time.Second,
-			MaximumInterval:        time.Minute,
-			NonRetryableErrorTypes: []string{ErrTypeInvalidEvent},
-		},
-		Summary: summary,
+		RetryPolicy:         bookkeepingRetry(ErrTypeInvalidEvent),
+		Summary:             summary,
 	})
 }
 

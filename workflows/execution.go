@@ -357,12 +357,8 @@ func (r *execRun) cancelled(ctx, dctx workflow.Context) (ExecutionResult, error)
 func storeCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:        time.Second,
-			MaximumInterval:        time.Minute,
-			NonRetryableErrorTypes: []string{ErrTypeDefinitionNotFound, ErrTypeInvalidEvent},
-		},
-		Summary: summary,
+		RetryPolicy:         bookkeepingRetry(ErrTypeDefinitionNotFound, ErrTypeInvalidEvent),
+		Summary:             summary,
 	})
 }
 

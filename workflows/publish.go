@@ -45,11 +45,7 @@ func PublishEvent(ctx workflow.Context, orgID, name, key string, data map[string
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           QueueWebhooks, // one registration, whichever product publishes
 		StartToCloseTimeout: time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:        time.Second,
-			MaximumInterval:        time.Minute,
-			NonRetryableErrorTypes: []string{ErrTypeInvalidEvent},
-		},
+		RetryPolicy:         bookkeepingRetry(ErrTypeInvalidEvent),
 	})
 	var out PublishEventResult
 	err := workflow.ExecuteActivity(ctx, ActivityPublishEvent, in).Get(ctx, &out)
@@ -64,6 +60,13 @@ func eventInput(ctx workflow.Context, orgID, seed, name, key string, data map[st
 	return PublishEventInput{
 		EventID: events.DeriveID(now, seed, key, name), Event: name, OrgID: orgID, OccurredAt: now, Data: data,
 	}
+}
+
+// bookkeepingRetry is the retry policy of the bookkeeping activities (store writes and their
+// events): retried until they succeed, except for the error types given, which retrying
+// cannot mend.
+func bookkeepingRetry(nonRetryable ...string) *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute, NonRetryableErrorTypes: nonRetryable}
 }
 
 // ErrTypeInvalidEvent is the application error type of an event the catalog
