@@ -34,8 +34,8 @@ func TestExecutionReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) == 0 {
-		t.Skip("no recorded Execution histories in testdata/ (record them with TestRecordExecutionHistories)")
+	if len(files) < 7 {
+		t.Fatalf("%d recorded Execution histories in testdata/, want 7 (record them with TestRecordExecutionHistories)", len(files))
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
