@@ -41,10 +41,12 @@ func (d *Database) Hit(ctx context.Context, key string, start time.Time, window 
 	return d.store.HitRateLimit(ctx, key, start.Unix(), start.Add(window).Unix())
 }
 
-// purgeNowAndThen deletes ended windows at most once a minute per process.
+// purgeNowAndThen deletes ended windows at most once a minute per process. now is a window's
+// start, so it is earlier for a long window than for a short one at the same moment: an earlier
+// value is not a clock going back, and is not a reason to purge again.
 func (d *Database) purgeNowAndThen(ctx context.Context, now time.Time) {
 	d.mu.Lock()
-	due := now.Sub(d.purged) >= time.Minute || now.Before(d.purged)
+	due := now.Sub(d.purged) >= time.Minute
 	if due {
 		d.purged = now
 	}

@@ -31,8 +31,9 @@ func NewMemory() *Memory { return &Memory{counts: map[memoryKey]memoryCount{}} }
 func (m *Memory) Hit(_ context.Context, key string, start time.Time, window time.Duration) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	// Forget ended windows now and then, so the map stays as small as the set of active keys.
-	if start.Sub(m.swept) >= time.Minute || start.Before(m.swept) {
+	// Forget ended windows now and then, so the map stays as small as the set of active keys. A
+	// long window starts earlier than a short one: an earlier start does not sweep again.
+	if start.Sub(m.swept) >= time.Minute {
 		for k, c := range m.counts {
 			if !c.end.After(start) {
 				delete(m.counts, k)
