@@ -26,6 +26,12 @@ const DeliveryHistory = 200
 // MaxResponseBody is how much of a receiver's answer an attempt keeps.
 const MaxResponseBody = 1024
 
+// maxErrorText is how much of an error message a delivery or an attempt keeps (its column size).
+const maxErrorText = 1024
+
+// finalStatuses are the delivery statuses after which no attempt follows (webhook.DeliveryStatus.Final).
+var finalStatuses = []webhook.DeliveryStatus{webhook.StatusDelivered, webhook.StatusDropped}
+
 // WebhookSubscription is a URL that receives the events it names (SPEC 2.3).
 // The signing secret is stored only sealed (secrets.Box, bound to the id).
 type WebhookSubscription struct {
@@ -414,7 +420,7 @@ func (s *Store) PruneDeliveries(ctx context.Context, orgID, subscriptionID strin
 	return s.Tx(ctx, func(tx *gorm.DB) error {
 		var old []string
 		if err := tx.Model(&Delivery{}).Where("org_id = ? AND subscription_id = ? AND id < ? AND status IN ?",
-			orgID, subscriptionID, boundary[0], []webhook.DeliveryStatus{webhook.StatusDelivered, webhook.StatusDropped}).
+			orgID, subscriptionID, boundary[0], finalStatuses).
 			Pluck("id", &old).Error; err != nil || len(old) == 0 {
 			return err
 		}
@@ -467,7 +473,7 @@ func (s *Store) RecordedAttempt(ctx context.Context, orgID, deliveryID string, n
 // keeps its status. nextAttemptAt is set only for status failed.
 func (s *Store) RecordAttempt(ctx context.Context, a DeliveryAttempt, status webhook.DeliveryStatus, nextAttemptAt *time.Time) error {
 	a.ResponseBody = truncateText(a.ResponseBody, MaxResponseBody)
-	a.Error = truncateText(a.Error, 1024)
+	a.Error = truncateText(a.Error, maxErrorText)
 	a.AttemptedAt = a.AttemptedAt.UTC()
 	if status != webhook.StatusFailed {
 		nextAttemptAt = nil
@@ -480,8 +486,7 @@ func (s *Store) RecordAttempt(ctx context.Context, a DeliveryAttempt, status web
 			return err
 		}
 		return tx.Model(&Delivery{}).
-			Where("org_id = ? AND id = ? AND status NOT IN ?", a.OrgID, a.DeliveryID,
-				[]webhook.DeliveryStatus{webhook.StatusDelivered, webhook.StatusDropped}).
+			Where("org_id = ? AND id = ? AND status NOT IN ?", a.OrgID, a.DeliveryID, finalStatuses).
 			Updates(map[string]any{
 				"status": status, "attempts": a.Attempt, "last_status_code": a.StatusCode, "last_latency_ms": a.LatencyMs,
 				"last_error": a.Error, "next_attempt_at": nextAttemptAt, "updated_at": time.Now().UTC(),
@@ -497,9 +502,8 @@ func (s *Store) RecordAttempt(ctx context.Context, a DeliveryAttempt, status web
 // noting why in its last error.
 func (s *Store) DropDelivery(ctx context.Context, orgID, deliveryID, reason string) error {
 	err := s.DB.WithContext(ctx).Model(&Delivery{}).
-		Where("org_id = ? AND id = ? AND status NOT IN ?", orgID, deliveryID,
-			[]webhook.DeliveryStatus{webhook.StatusDelivered, webhook.StatusDropped}).
-		Updates(map[string]any{"status": webhook.StatusDropped, "last_error": truncateText(reason, 1024),
+		Where("org_id = ? AND id = ? AND status NOT IN ?", orgID, deliveryID, finalStatuses).
+		Updates(map[string]any{"status": webhook.StatusDropped, "last_error": truncateText(reason, maxErrorText),
 			"next_attempt_at": nil, "updated_at": time.Now().UTC()}).Error
 	if err != nil {
 		return fmt.Errorf("store: drop delivery %s: %w", deliveryID, err)
