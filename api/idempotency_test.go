@@ -142,13 +142,11 @@ func TestIdempotencyLongPath(t *testing.T) {
 				}
 			}
 			if route == "" {
-				t.Skip("no idempotent route takes a path parameter")
+				t.Fatal("no idempotent route takes a path parameter: the route table is not being walked")
 			}
 			path := pathParam.ReplaceAllString(route, strings.Repeat("x", 400))
 			res := h.Do("POST", path, h.AdminKey, map[string]any{"externalId": "long-1"})
-			if res.Status >= 500 {
-				t.Fatalf("POST %s… → %d %s", path[:40], res.Status, res.Body)
-			}
+			wantExactError(t, res, 404, api.ErrNotFound)
 		})
 	}
 }
