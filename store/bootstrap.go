@@ -101,7 +101,7 @@ func (s *Store) Bootstrap(ctx context.Context, in BootstrapInput) (*BootstrapRes
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
 		if in.OrgID != "" {
 			if err := tx.Where("id = ?", in.OrgID).Take(&out.Org).Error; err != nil {
-				if errors.Is(NotFound(err), ErrNotFound) {
+				if errors.Is(err, gorm.ErrRecordNotFound) {
 					return fmt.Errorf("bootstrap: organisation %s not found", in.OrgID)
 				}
 				return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -50,7 +51,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, rec *IdempotencyRecord) (*
 		if err == nil {
 			return &existing, nil
 		}
-		if !errors.Is(NotFound(err), ErrNotFound) {
+		if !errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, err
 		}
 		// Deleted between our insert and our read (expired or released): try again.
