@@ -3,7 +3,6 @@ package workflows
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"reflect"
 	"sort"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -50,12 +48,7 @@ func (f *fakeDocuments) called(name string) {
 	f.calls = append(f.calls, name)
 }
 
-func (f *fakeDocuments) publish(ev PublishEventInput) {
-	if _, err := events.NewEnvelope(ev.EventID, ev.Event, ev.OrgID, ev.OccurredAt, ev.Data); err != nil {
-		f.t.Errorf("event off the catalog: %v", err)
-	}
-	f.events = append(f.events, ev)
-}
+func (f *fakeDocuments) publish(ev PublishEventInput) { f.events = checkedEvent(f.t, f.events, ev) }
 
 func (f *fakeDocuments) AcceptDocument(_ context.Context, in AcceptDocumentInput) error {
 	f.called("accept")
@@ -130,11 +123,7 @@ func (f *fakeDocuments) FinishDocument(_ context.Context, in FinishDocumentInput
 func (f *fakeDocuments) eventNames() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []string
-	for _, e := range f.events {
-		out = append(out, e.Event)
-	}
-	return out
+	return namesOf(f.events)
 }
 
 func (f *fakeDocuments) event(name string) PublishEventInput {
@@ -145,7 +134,7 @@ func (f *fakeDocuments) event(name string) PublishEventInput {
 			return e
 		}
 	}
-	f.t.Fatalf("no %s event in %v", name, f.eventNames())
+	f.t.Fatalf("no %s event in %v", name, namesOf(f.events))
 	return PublishEventInput{}
 }
 
@@ -171,9 +160,7 @@ func newFakeDocuments(t *testing.T) *fakeDocuments {
 // newPipeline prepares a test environment running DocumentPipeline with f as its activities.
 func newPipeline(t *testing.T, f *fakeDocuments) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	env := s.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	env.RegisterWorkflowWithOptions(DocumentPipeline, workflow.RegisterOptions{Name: DocumentPipelineName})
 	for name, fn := range map[string]any{
 		ActivityAcceptDocument: f.AcceptDocument, ActivityInspectDocument: f.InspectDocument, ActivityReadDocumentText: f.ReadDocumentText,
@@ -183,21 +170,6 @@ func newPipeline(t *testing.T, f *fakeDocuments) *testsuite.TestWorkflowEnvironm
 		env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}
 	return env
-}
-
-func docResult(t *testing.T, env *testsuite.TestWorkflowEnvironment) DocumentResult {
-	t.Helper()
-	if !env.IsWorkflowCompleted() {
-		t.Fatal("workflow did not complete")
-	}
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("workflow failed: %v", err)
-	}
-	var res DocumentResult
-	if err := env.GetWorkflowResult(&res); err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 func dataKeys(ev PublishEventInput) []string {
@@ -213,7 +185,7 @@ func TestDocumentPipelineExtracted(t *testing.T) {
 	f := newFakeDocuments(t)
 	env := newPipeline(t, f)
 	env.ExecuteWorkflow(DocumentPipelineName, docInput)
-	res := docResult(t, env)
+	res := workflowResult[DocumentResult](t, env)
 
 	if want := []string{"accept", "inspect", "text", "classify", "record:", "extract", "decide", "finish"}; !reflect.DeepEqual(f.calls, want) {
 		t.Fatalf("activities %v, want %v", f.calls, want)
@@ -258,7 +230,7 @@ func TestDocumentPipelineTypeHintSkipsClassification(t *testing.T) {
 	in := docInput
 	in.TypeHint = "npwp"
 	env.ExecuteWorkflow(DocumentPipelineName, in)
-	docResult(t, env)
+	workflowResult[DocumentResult](t, env)
 	if want := []string{"accept", "inspect", "text", "extract", "decide", "finish"}; !reflect.DeepEqual(f.calls, want) {
 		t.Fatalf("activities %v, want %v", f.calls, want)
 	}
@@ -278,7 +250,7 @@ func TestDocumentPipelineTemplateMatchedAndReview(t *testing.T) {
 	f.decide = *docintel.Decide(&f.extract, 0.8)
 	env := newPipeline(t, f)
 	env.ExecuteWorkflow(DocumentPipelineName, docInput)
-	res := docResult(t, env)
+	res := workflowResult[DocumentResult](t, env)
 	if want := []string{events.DocumentUploaded, events.DocumentClassified, events.TemplateMatched, events.DocumentRequiresReview}; !reflect.DeepEqual(f.eventNames(), want) {
 		t.Fatalf("events %v, want %v", f.eventNames(), want)
 	}
@@ -341,7 +313,7 @@ func TestDocumentPipelineFailures(t *testing.T) {
 				t.Errorf("%s ran %d times, want %d (%v)", tt.wantCalls, n, tt.attempts, f.calls)
 			}
 			if tt.stage == "" {
-				docResult(t, env)
+				workflowResult[DocumentResult](t, env)
 				return
 			}
 			err := env.GetWorkflowError()
@@ -399,7 +371,7 @@ func TestDocumentPipelinePassword(t *testing.T) {
 	sendPassword(env, time.Hour, &answers)
 	sendPassword(env, 2*time.Hour, &answers)
 	env.ExecuteWorkflow(DocumentPipelineName, docInput)
-	res := docResult(t, env)
+	res := workflowResult[DocumentResult](t, env)
 
 	if want := []string{"password_required", "processing"}; !reflect.DeepEqual(answers, want) {
 		t.Fatalf("update answers %v, want %v", answers, want)
@@ -448,7 +420,7 @@ func TestDocumentPasswordUpdateRefusedWhenNotWaiting(t *testing.T) {
 	var answers []string
 	sendPassword(env, 0, &answers)
 	env.ExecuteWorkflow(DocumentPipelineName, docInput)
-	docResult(t, env)
+	workflowResult[DocumentResult](t, env)
 	if len(answers) != 1 || !strings.HasPrefix(answers[0], "rejected: state conflict: cannot transition ") {
 		t.Fatalf("update answers %v, want a state conflict", answers)
 	}
@@ -484,8 +456,6 @@ func TestDocumentStartOptions(t *testing.T) {
 }
 
 func TestDocumentCorrection(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	in := CorrectionInput{OrgID: "org_test", DocumentID: docInput.DocumentID, ExtractionID: "ext_01jx0000000000000000000001",
 		PreviousExtractionID: "ext_01jx0000000000000000000000", ActorUserID: "usr_analyst", Fields: map[string]string{"name": "BUDI"}}
 	for _, tt := range []struct {
@@ -498,7 +468,7 @@ func TestDocumentCorrection(t *testing.T) {
 		{"the document moved on", stateConflictError("extracted", "extracted"), "state conflict: cannot transition extracted → extracted", 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			env := s.NewTestWorkflowEnvironment()
+			env := newTestEnv()
 			env.RegisterWorkflowWithOptions(DocumentCorrection, workflow.RegisterOptions{Name: DocumentCorrectionName})
 			var got []CorrectionRecord
 			env.RegisterActivityWithOptions(func(_ context.Context, rec CorrectionRecord) error {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
@@ -14,7 +13,6 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -43,12 +41,7 @@ type fakeOrchestration struct {
 	requests  []orchestration.HTTPRequest
 }
 
-func (f *fakeOrchestration) publish(ev PublishEventInput) {
-	if _, err := events.NewEnvelope(ev.EventID, ev.Event, ev.OrgID, ev.OccurredAt, ev.Data); err != nil {
-		f.t.Errorf("event off the catalog: %v", err)
-	}
-	f.events = append(f.events, ev)
-}
+func (f *fakeOrchestration) publish(ev PublishEventInput) { f.events = checkedEvent(f.t, f.events, ev) }
 
 func (f *fakeOrchestration) MarkRunning(_ context.Context, in MarkRunningInput) error {
 	f.mu.Lock()
@@ -106,13 +99,7 @@ func (f *fakeOrchestration) FinishExecution(_ context.Context, in FinishInput) e
 }
 
 // eventNames lists the published event names in order.
-func (f *fakeOrchestration) eventNames() []string {
-	var out []string
-	for _, e := range f.events {
-		out = append(out, e.Event)
-	}
-	return out
-}
+func (f *fakeOrchestration) eventNames() []string { return namesOf(f.events) }
 
 // lastEvent returns the last event with the given name.
 func (f *fakeOrchestration) lastEvent(name string) PublishEventInput {
@@ -161,9 +148,7 @@ var testInput = ExecutionInput{
 // newExecution prepares a test environment running definition with the fake activities.
 func newExecution(t *testing.T, definition string) (*testsuite.TestWorkflowEnvironment, *fakeOrchestration) {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	env := s.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	f := &fakeOrchestration{t: t, env: env, definition: definition,
 		http: func(int, orchestration.HTTPRequest) (HTTPResult, error) {
 			return HTTPResult{Response: orchestration.HTTPResponse{Status: 200, Headers: map[string]string{}, Body: map[string]any{"ok": true}}, Attempt: 1}, nil
@@ -177,22 +162,6 @@ func newExecution(t *testing.T, definition string) (*testsuite.TestWorkflowEnvir
 		env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}
 	return env, f
-}
-
-// result returns the workflow's result, failing the test if it did not succeed.
-func result(t *testing.T, env *testsuite.TestWorkflowEnvironment) ExecutionResult {
-	t.Helper()
-	if !env.IsWorkflowCompleted() {
-		t.Fatal("workflow did not complete")
-	}
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("workflow failed: %v", err)
-	}
-	var res ExecutionResult
-	if err := env.GetWorkflowResult(&res); err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 func sameJSON(t *testing.T, what string, got, want any) {
@@ -215,7 +184,7 @@ func TestExecutionLinear(t *testing.T) {
 	env, f := newExecution(t, linearDef)
 	start := env.Now()
 	env.ExecuteWorkflow(ExecutionWorkflowName, testInput)
-	res := result(t, env)
+	res := workflowResult[ExecutionResult](t, env)
 
 	sameJSON(t, "result", res, ExecutionResult{Status: "succeeded", Output: map[string]any{"status": 200, "ok": true, "ref": "ext-1"}})
 	if got, want := f.eventNames(), []string{
@@ -289,7 +258,7 @@ func TestExecutionCondition(t *testing.T) {
 			in := testInput
 			in.Inputs = map[string]any{"amount": tt.amount}
 			env.ExecuteWorkflow(ExecutionWorkflowName, in)
-			res := result(t, env)
+			res := workflowResult[ExecutionResult](t, env)
 			sameJSON(t, "output", res.Output, tt.output)
 			if got := f.stepLog(); !reflect.DeepEqual(got, tt.steps) {
 				t.Errorf("steps = %v, want %v", got, tt.steps)
@@ -350,7 +319,7 @@ func TestExecutionApprovalApproved(t *testing.T) {
 		return req
 	})
 	env.ExecuteWorkflow(ExecutionWorkflowName, testInput)
-	res := result(t, env)
+	res := workflowResult[ExecutionResult](t, env)
 
 	if !out.accepted || out.rejected != nil || out.err != nil {
 		t.Fatalf("update: %+v", out)
@@ -425,7 +394,7 @@ func TestExecutionApprovalRejected(t *testing.T) {
 		env, f := newExecution(t, approvalDef(`{"approve": "pay", "reject": "declined"}`, ""))
 		update(env, 2*time.Hour, "u1", reject(f))
 		env.ExecuteWorkflow(ExecutionWorkflowName, testInput)
-		res := result(t, env)
+		res := workflowResult[ExecutionResult](t, env)
 		sameJSON(t, "output", res.Output, map[string]any{"paid": false, "timedOut": false})
 		if got, want := f.stepLog(), []string{"review:running", "review:succeeded", "declined:succeeded"}; !reflect.DeepEqual(got, want) {
 			t.Errorf("steps = %v, want %v", got, want)
@@ -456,7 +425,7 @@ func TestExecutionApprovalTimeout(t *testing.T) {
 	t.Run("a reject route is followed", func(t *testing.T) {
 		env, _ := newExecution(t, approvalDef(`{"approve": "pay", "reject": "declined"}`, `, "timeout": "1h"`))
 		env.ExecuteWorkflow(ExecutionWorkflowName, testInput)
-		sameJSON(t, "output", result(t, env).Output, map[string]any{"paid": false, "timedOut": true})
+		sameJSON(t, "output", workflowResult[ExecutionResult](t, env).Output, map[string]any{"paid": false, "timedOut": true})
 	})
 	t.Run("a decision before the timeout wins", func(t *testing.T) {
 		env, f := newExecution(t, approvalDef(`{"approve": "pay", "reject": "declined"}`, `, "timeout": "1h"`))
@@ -472,7 +441,7 @@ func TestExecutionApprovalTimeout(t *testing.T) {
 			return req
 		})
 		env.ExecuteWorkflow(ExecutionWorkflowName, testInput)
-		sameJSON(t, "output", result(t, env).Output, map[string]any{"paid": true, "by": "usr_reviewer"})
+		sameJSON(t, "output", workflowResult[ExecutionResult](t, env).Output, map[string]any{"paid": true, "by": "usr_reviewer"})
 		if !out.accepted || late.accepted {
 			t.Errorf("updates: first %+v, late %+v", out, late)
 		}
@@ -491,7 +460,7 @@ func TestExecutionApprovalTimeoutThenLateUpdate(t *testing.T) {
 		return req
 	})
 	env.ExecuteWorkflow(ExecutionWorkflowName, testInput)
-	result(t, env)
+	workflowResult[ExecutionResult](t, env)
 	if status, msg, ok := UpdateErrorStatus(late.rejected); !ok || status != 409 || msg != "state conflict: cannot transition rejected → approved" {
 		t.Errorf("late update: %v (%d %q)", late.rejected, status, msg)
 	}
@@ -533,7 +502,7 @@ func TestExecutionApprovalValidator(t *testing.T) {
 	good := update(env, time.Hour, "good", id(ResolveApprovalRequest{Decision: "approve", ActorUserID: "usr_r", ActorRoles: []string{"reviewer"}}))
 	again := update(env, 2*time.Hour, "again", id(ResolveApprovalRequest{Decision: "reject", ActorUserID: "usr_s", ActorRoles: []string{"reviewer"}}))
 	env.ExecuteWorkflow(ExecutionWorkflowName, testInput)
-	result(t, env)
+	workflowResult[ExecutionResult](t, env)
 
 	for i, tt := range tests {
 		o := outcomes[i]
@@ -570,7 +539,7 @@ func TestExecutionApprovalAssignedToUser(t *testing.T) {
 		return ResolveApprovalRequest{ApprovalID: f.approvals[0].ApprovalID, Decision: "approve", ActorUserID: "usr_boss"}
 	})
 	env.ExecuteWorkflow(ExecutionWorkflowName, testInput)
-	res := result(t, env)
+	res := workflowResult[ExecutionResult](t, env)
 	if status, _, _ := UpdateErrorStatus(wrong.rejected); status != 403 {
 		t.Errorf("wrong user: %v", wrong.rejected)
 	}
@@ -665,7 +634,7 @@ func TestExecutionHTTPFailure(t *testing.T) {
 			return HTTPResult{Response: orchestration.HTTPResponse{Status: 201, Body: map[string]any{"ok": true}}, Attempt: attempt}, nil
 		}
 		env.ExecuteWorkflow(ExecutionWorkflowName, testInput)
-		result(t, env)
+		workflowResult[ExecutionResult](t, env)
 		if f.steps[1].NodeID != "fetch" || f.steps[1].Status != "succeeded" || f.steps[1].Attempts != 2 {
 			t.Errorf("fetch step = %+v", f.steps[1])
 		}

@@ -2,13 +2,10 @@ package workflows
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/svcplatform/svc/events"
@@ -30,9 +27,7 @@ func publishTwice(ctx workflow.Context) ([]string, error) {
 
 func TestPublishEventDerivesStableIDs(t *testing.T) {
 	run := func() ([]string, []PublishEventInput) {
-		var s testsuite.WorkflowTestSuite
-		s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-		env := s.NewTestWorkflowEnvironment()
+		env := newTestEnv()
 		env.SetStartTime(time.Date(2026, 1, 2, 3, 4, 5, 678_900_000, time.UTC))
 		var got []PublishEventInput
 		env.RegisterWorkflow(publishTwice)

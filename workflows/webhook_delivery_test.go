@@ -3,14 +3,12 @@ package workflows
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
@@ -61,9 +59,7 @@ func answer(code int) WebhookAttemptResult { return WebhookAttemptResult{StatusC
 
 func run(t *testing.T, in WebhookDeliveryInput, answers func(attempt int) (WebhookAttemptResult, error)) (*receiver, WebhookDeliveryResult, error, time.Time) {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	env := s.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	r := &receiver{env: env, answers: answers}
 	env.RegisterWorkflow(WebhookDelivery)
 	env.RegisterActivityWithOptions(r.attempt, activity.RegisterOptions{Name: ActivityAttemptWebhookDelivery})
