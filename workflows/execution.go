@@ -221,26 +221,20 @@ func (r *execRun) sleep(ctx workflow.Context, st *step, a orchestration.Sleep) e
 
 // recordRunning records a step that waits on an activity, a timer or a person.
 func (r *execRun) recordRunning(ctx workflow.Context, st *step) error {
-	rec := r.stepRecord(st, orchestration.StepRunning)
-	return workflow.ExecuteActivity(storeCtx(ctx, "step "+st.node.ID+" running"), ActivityRecordStep, rec).Get(ctx, nil)
+	return recordStep(ctx, r.stepRecord(st, orchestration.StepRunning))
 }
 
 // completeStep records a succeeded step with its workflow.step.completed event.
 func (r *execRun) completeStep(ctx workflow.Context, st *step, output any) error {
 	rec := r.stepRecord(st, orchestration.StepSucceeded)
 	rec.Output = output
-	now := workflow.Now(ctx).UTC()
-	rec.CompletedAt = &now
-	ev := r.event(ctx, events.WorkflowStepCompleted, st.id, map[string]any{
+	if err := r.finishStep(ctx, st, rec, events.WorkflowStepCompleted, map[string]any{
 		"executionId": r.in.ExecutionID, "stepId": st.id, "nodeId": st.node.ID, "output": output,
-	})
-	rec.Event = &ev
-	if err := workflow.ExecuteActivity(storeCtx(ctx, "step "+st.node.ID+" succeeded"), ActivityRecordStep, rec).Get(ctx, nil); err != nil {
+	}); err != nil {
 		return err
 	}
 	r.env.Steps[st.node.ID] = orchestration.StepState{Output: output}
 	r.output = output
-	r.current = nil
 	return nil
 }
 
@@ -249,17 +243,30 @@ func (r *execRun) completeStep(ctx workflow.Context, st *step, output any) error
 func (r *execRun) failStep(ctx workflow.Context, st *step, msg string) error {
 	rec := r.stepRecord(st, orchestration.StepFailed)
 	rec.Error = msg
+	if err := r.finishStep(ctx, st, rec, events.WorkflowStepFailed, map[string]any{
+		"executionId": r.in.ExecutionID, "stepId": st.id, "nodeId": st.node.ID, "errorMessage": msg, "attempts": st.attempts,
+	}); err != nil {
+		return err
+	}
+	return &runFailure{stepID: st.id, msg: fmt.Sprintf("node %s (%s): %s", st.node.ID, st.node.Kind, msg)}
+}
+
+// finishStep records the step st ended as rec says, now, with the event name carrying data.
+func (r *execRun) finishStep(ctx workflow.Context, st *step, rec StepRecord, name string, data map[string]any) error {
 	now := workflow.Now(ctx).UTC()
 	rec.CompletedAt = &now
-	ev := r.event(ctx, events.WorkflowStepFailed, st.id, map[string]any{
-		"executionId": r.in.ExecutionID, "stepId": st.id, "nodeId": st.node.ID, "errorMessage": msg, "attempts": st.attempts,
-	})
+	ev := r.event(ctx, name, st.id, data)
 	rec.Event = &ev
-	if err := workflow.ExecuteActivity(storeCtx(ctx, "step "+st.node.ID+" failed"), ActivityRecordStep, rec).Get(ctx, nil); err != nil {
+	if err := recordStep(ctx, rec); err != nil {
 		return err
 	}
 	r.current = nil
-	return &runFailure{stepID: st.id, msg: fmt.Sprintf("node %s (%s): %s", st.node.ID, st.node.Kind, msg)}
+	return nil
+}
+
+// recordStep runs the RecordStep activity for rec.
+func recordStep(ctx workflow.Context, rec StepRecord) error {
+	return workflow.ExecuteActivity(storeCtx(ctx, "step "+rec.NodeID+" "+rec.Status), ActivityRecordStep, rec).Get(ctx, nil)
 }
 
 func (r *execRun) stepRecord(st *step, status string) StepRecord {
@@ -327,7 +334,7 @@ func (r *execRun) cancelled(ctx, dctx workflow.Context) (ExecutionResult, error)
 		rec := r.stepRecord(st, orchestration.StepCancelled)
 		rec.Error = "execution cancelled"
 		rec.CompletedAt = &now
-		if err := workflow.ExecuteActivity(storeCtx(dctx, "step "+st.node.ID+" cancelled"), ActivityRecordStep, rec).Get(dctx, nil); err != nil {
+		if err := recordStep(dctx, rec); err != nil {
 			return ExecutionResult{}, err
 		}
 	}
