@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -13,9 +12,9 @@ func (s *Server) healthz(c *gin.Context) { OK(c, gin.H{"status": "ok"}) }
 
 // readyz answers 200 when the database and Temporal are reachable, else 503 naming what is not.
 func (s *Server) readyz(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c, 3*time.Second)
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
 	defer cancel()
-	checks := gin.H{"database": "ok", "temporal": "ok"}
+	checks := map[string]string{"database": "ok", "temporal": "ok"}
 	ready := true
 	if err := s.Store.Ping(ctx); err != nil {
 		checks["database"], ready = "unreachable", false
@@ -28,7 +27,7 @@ func (s *Server) readyz(c *gin.Context) {
 		Logger(c).Warn("readiness: temporal", "error", err)
 	}
 	if !ready {
-		c.AbortWithStatusJSON(http.StatusServiceUnavailable, gin.H{"error": ErrUnavailable, "checks": checks})
+		NotReady(c, checks)
 		return
 	}
 	OK(c, gin.H{"status": "ready", "checks": checks})

@@ -80,3 +80,14 @@ func TestRequestID(t *testing.T) {
 }
 
 func ct(v string) http.Header { return http.Header{"Content-Type": {v}} }
+
+// TestReadyzNamesWhatIsNotReady: without a Temporal client the readiness probe answers 503 with
+// the failure envelope and the state of each dependency.
+func TestReadyzNamesWhatIsNotReady(t *testing.T) {
+	h := apitest.New(t, apitest.Options{})
+	res := h.Do("GET", "/readyz", "", nil)
+	want := `{"checks":{"database":"ok","temporal":"not configured"},"error":"service unavailable"}`
+	if res.Status != 503 || strings.TrimSpace(string(res.Body)) != want {
+		t.Fatalf("got %d %s, want 503 %s", res.Status, res.Body, want)
+	}
+}

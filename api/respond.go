@@ -117,6 +117,12 @@ func RateLimited(c *gin.Context, bucket string, limit int) {
 	c.AbortWithStatusJSON(http.StatusTooManyRequests, gin.H{"error": ErrRateLimited, "bucket": bucket, "limit": limit})
 }
 
+// NotReady answers 503 {error: service unavailable, checks} for the readiness probe; checks
+// names the state of each dependency.
+func NotReady(c *gin.Context, checks map[string]string) {
+	c.AbortWithStatusJSON(http.StatusServiceUnavailable, gin.H{"error": ErrUnavailable, "checks": checks})
+}
+
 // ValidationFailed answers 400 validation failed with every bad field.
 func ValidationFailed(c *gin.Context, fe FieldErrors) {
 	c.AbortWithStatusJSON(http.StatusBadRequest, failure{Error: ErrValidation, Details: &failureDetails{FieldErrors: fe}})
