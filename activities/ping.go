@@ -19,7 +19,7 @@ type Ping struct {
 // CompletePing records the echo and completion time; running it twice writes the same thing.
 func (p *Ping) CompletePing(ctx context.Context, in workflows.PingInput) (string, error) {
 	info := activity.GetInfo(ctx)
-	if err := p.Store.CompletePing(ctx, in.PingID, in.Message, info.StartedTime.UTC()); err != nil {
+	if err := p.Store.CompletePing(ctx, in.OrgID, in.PingID, in.Message, info.StartedTime.UTC()); err != nil {
 		return "", err
 	}
 	return in.Message, nil

@@ -202,8 +202,15 @@ func internal(ip netip.Addr) string {
 func (g *Guard) CheckURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
+		// url.Error repeats the whole URL, which may carry a password: keep only the reason.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return fmt.Errorf("netguard: invalid URL: %w", err)
 	}
+	// Messages show the URL with any password masked: they reach logs and the delivery log.
+	raw = u.Redacted()
 	switch {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && !g.requireHTTPS:

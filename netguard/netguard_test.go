@@ -265,3 +265,25 @@ func TestDialContextNamesHost(t *testing.T) {
 		t.Fatalf("err = %v (%+v)", err, ae)
 	}
 }
+
+// TestCheckURLNeverRepeatsAPassword: refusals are logged and stored, so they must not carry the
+// password of a URL with user info.
+func TestCheckURLNeverRepeatsAPassword(t *testing.T) {
+	g, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{
+		"https://user:hunter2secret@example.com/hook",
+		"ftp://user:hunter2secret@example.com/hook",
+		"https://user:hunter2secret@example.com/%zz",
+	} {
+		err := g.CheckURL(raw)
+		if err == nil {
+			t.Fatalf("%s: accepted", raw)
+		}
+		if strings.Contains(err.Error(), "hunter2secret") {
+			t.Errorf("%s: error repeats the password: %v", raw, err)
+		}
+	}
+}

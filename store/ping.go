@@ -29,7 +29,7 @@ func (s *Store) GetPing(ctx context.Context, orgID, id string) (*Ping, error) {
 }
 
 // CompletePing records the worker's answer; running it twice writes the same thing.
-func (s *Store) CompletePing(ctx context.Context, id, echo string, at time.Time) error {
-	return s.DB.WithContext(ctx).Model(&Ping{}).Where("id = ?", id).
+func (s *Store) CompletePing(ctx context.Context, orgID, id, echo string, at time.Time) error {
+	return s.DB.WithContext(ctx).Model(&Ping{}).Where("org_id = ? AND id = ?", orgID, id).
 		Updates(map[string]any{"status": "succeeded", "echo": echo, "completed_at": at}).Error
 }

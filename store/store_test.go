@@ -61,9 +61,13 @@ func TestPingLifecycle(t *testing.T) {
 		}
 		at := time.Now().UTC()
 		for i := 0; i < 2; i++ { // an activity can run twice
-			if err := s.CompletePing(ctx, p.ID, "hi", at); err != nil {
+			if err := s.CompletePing(ctx, "org_a", p.ID, "hi", at); err != nil {
 				t.Fatal(err)
 			}
+		}
+		// Another organisation's completion of the same id changes nothing.
+		if err := s.CompletePing(ctx, "org_b", p.ID, "forged", at); err != nil {
+			t.Fatal(err)
 		}
 		got, err := s.GetPing(ctx, "org_a", p.ID)
 		if err != nil || got.Status != "succeeded" || got.Echo != "hi" {
