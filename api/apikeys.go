@@ -57,16 +57,12 @@ func timestampPtr(t *time.Time) *string {
 }
 
 func (s *Server) newAPIKeyView(k *store.APIKey) apiKeyView {
-	v := apiKeyView{
-		ID: k.ID, Name: k.Name, Environment: k.Environment, Scopes: k.Scopes, MaskedKey: auth.Mask(k.Environment, k.Last4),
+	return apiKeyView{
+		ID: k.ID, Name: k.Name, Environment: k.Environment, Scopes: nonNil(k.Scopes), MaskedKey: auth.Mask(k.Environment, k.Last4),
 		Status: k.Status(s.Now()), ActAsUserID: nullable(k.ActAsUserID), CallerServiceSlug: nullable(k.CallerServiceSlug),
 		ExpiresAt: timestampPtr(k.ExpiresAt), RevokedAt: timestampPtr(k.RevokedAt), RevokesAt: timestampPtr(k.RevokesAt),
 		RotatedToID: nullable(k.RotatedToID), LastUsedAt: timestampPtr(k.LastUsedAt), CreatedAt: Timestamp(k.CreatedAt),
 	}
-	if v.Scopes == nil {
-		v.Scopes = []string{}
-	}
-	return v
 }
 
 type createAPIKeyRequest struct {
@@ -341,10 +337,7 @@ func (s *Server) me(c *gin.Context) {
 	}
 	v := meView{
 		Organization: orgView{ID: org.ID, Name: org.Name}, Environment: p.Environment, APIKeyID: nullable(p.APIKeyID),
-		SessionID: nullable(p.SessionID), Scopes: p.Scopes, CallerServiceSlug: nullable(p.CallerServiceSlug),
-	}
-	if v.Scopes == nil {
-		v.Scopes = []string{}
+		SessionID: nullable(p.SessionID), Scopes: nonNil(p.Scopes), CallerServiceSlug: nullable(p.CallerServiceSlug),
 	}
 	if p.UserID != "" {
 		u, err := s.Store.GetUser(c.Request.Context(), p.OrgID, p.UserID)

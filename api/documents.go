@@ -93,23 +93,19 @@ type fieldView struct {
 }
 
 func newDocumentView(d *store.Document) documentView {
-	v := documentView{
+	return documentView{
 		ID: d.ID, Status: d.Status, Type: nullable(d.Type), Filename: d.Filename, Format: d.Format, Size: d.Size, SHA256: d.SHA256,
 		ExternalRef: nullable(d.ExternalRef), ExternalID: nullable(d.ExternalID), ClassificationConfidence: d.ClassificationConfidence,
-		TemplateID: nullable(d.TemplateID), ConfidenceScore: d.ConfidenceScore, Flags: d.Flags, FailedStage: nullable(d.FailedStage),
+		TemplateID: nullable(d.TemplateID), ConfidenceScore: d.ConfidenceScore, Flags: nonNil(d.Flags), FailedStage: nullable(d.FailedStage),
 		ErrorMessage: nullable(d.ErrorMessage), LatestExtractionID: nullable(d.LatestExtractionID), UploadedBy: nullable(d.UploadedBy),
 		CreatedAt: Timestamp(d.CreatedAt), UpdatedAt: Timestamp(d.UpdatedAt), CompletedAt: timestampPtr(d.CompletedAt),
 	}
-	if v.Flags == nil {
-		v.Flags = []string{}
-	}
-	return v
 }
 
 func newExtractionView(x *store.Extraction) extractionView {
 	v := extractionView{
 		ID: x.ID, DocumentID: x.DocumentID, Type: x.Type, TemplateID: nullable(x.TemplateID), Source: x.Source, Status: x.Status,
-		ConfidenceScore: x.ConfidenceScore, Fields: map[string]string{}, FieldDetails: map[string]fieldView{}, Flags: x.Flags,
+		ConfidenceScore: x.ConfidenceScore, Fields: map[string]string{}, FieldDetails: map[string]fieldView{}, Flags: nonNil(x.Flags),
 		PreviousExtractionID: nullable(x.PreviousExtractionID), ActorUserID: nullable(x.ActorUserID), CreatedAt: Timestamp(x.CreatedAt),
 	}
 	for name, f := range x.Fields {
@@ -119,9 +115,6 @@ func newExtractionView(x *store.Extraction) extractionView {
 			fv.Value = &f.Value
 		}
 		v.FieldDetails[name] = fv
-	}
-	if v.Flags == nil {
-		v.Flags = []string{}
 	}
 	return v
 }

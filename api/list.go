@@ -216,6 +216,14 @@ func Views[T, V any](rows []T, view func(*T) V) []V {
 	return out
 }
 
+// nonNil is s, or an empty slice when s is nil, so it shows as [] in JSON, never null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // NextCursor is the nextCursor value for CursorList: "" at the end.
 func NextCursor(c *store.Cursor) string {
 	if c == nil {

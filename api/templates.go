@@ -27,12 +27,8 @@ type templateView struct {
 }
 
 func newTemplateView(t *store.Template) templateView {
-	v := templateView{ID: t.ID, Type: t.Type, MustInclude: t.MustInclude, MustExclude: t.MustExclude, Fields: t.Fields,
+	return templateView{ID: t.ID, Type: t.Type, MustInclude: t.MustInclude, MustExclude: nonNil(t.MustExclude), Fields: t.Fields,
 		CreatedBy: nullable(t.CreatedBy), CreatedAt: Timestamp(t.CreatedAt)}
-	if v.MustExclude == nil {
-		v.MustExclude = []string{}
-	}
-	return v
 }
 
 // templateRequest is the body of POST /api/templates.

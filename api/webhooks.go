@@ -49,12 +49,8 @@ type issuedWebhookView struct {
 }
 
 func newWebhookView(w *store.WebhookSubscription) webhookView {
-	v := webhookView{ID: w.ID, URL: w.URL, Events: w.Events, Active: w.Active,
+	return webhookView{ID: w.ID, URL: w.URL, Events: nonNil(w.Events), Active: w.Active,
 		CreatedAt: Timestamp(w.CreatedAt), UpdatedAt: Timestamp(w.UpdatedAt)}
-	if v.Events == nil {
-		v.Events = []string{}
-	}
-	return v
 }
 
 func newIssuedWebhookView(w *store.WebhookSubscription, secret string) issuedWebhookView {
