@@ -30,17 +30,27 @@ import (
 const historyDir = "testdata"
 
 func TestExecutionReplay(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(historyDir, "execution_*.json"))
+	// Record them with TestRecordExecutionHistories.
+	replayHistories(t, "execution_*.json", 7, func(r worker.WorkflowReplayer) {
+		r.RegisterWorkflowWithOptions(Execution, workflow.RegisterOptions{Name: ExecutionWorkflowName})
+	})
+}
+
+// replayHistories replays each recorded history in historyDir matching pattern with the
+// workflows register registers, failing when fewer than want are recorded.
+func replayHistories(t *testing.T, pattern string, want int, register func(worker.WorkflowReplayer)) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(historyDir, pattern))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) < 7 {
-		t.Fatalf("%d recorded Execution histories in testdata/, want 7 (record them with TestRecordExecutionHistories)", len(files))
+	if len(files) < want {
+		t.Fatalf("%d recorded histories %s in %s/, want %d", len(files), pattern, historyDir, want)
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflowWithOptions(Execution, workflow.RegisterOptions{Name: ExecutionWorkflowName})
+			register(r)
 			if err := r.ReplayWorkflowHistoryFromJSONFile(log.NewStructuredLogger(slog.New(slog.DiscardHandler)), file); err != nil {
 				t.Fatalf("replay %s: %v", file, err)
 			}
@@ -161,11 +171,7 @@ func recordOne(t *testing.T, c client.Client, sc recordScenario) {
 	queue := "record-" + strings.ToLower(ids.New(ids.Execution))
 	w := worker.New(c, queue, worker.Options{})
 	w.RegisterWorkflowWithOptions(Execution, workflow.RegisterOptions{Name: ExecutionWorkflowName})
-	for name, fn := range map[string]any{
-		ActivityMarkRunning: f.MarkRunning, ActivityLoadDefinition: f.LoadDefinition, ActivityRecordStep: f.RecordStep,
-		ActivityRunHTTPNode: f.RunHTTPNode, ActivityRecordApproval: f.RecordApproval, ActivityResolveApproval: f.ResolveApproval,
-		ActivityFinishExecution: f.FinishExecution,
-	} {
+	for name, fn := range f.activities() {
 		w.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}
 	if err := w.Start(); err != nil {

@@ -98,6 +98,15 @@ func (f *fakeOrchestration) FinishExecution(_ context.Context, in FinishInput) e
 	return nil
 }
 
+// activities are the fake's activities by registered name.
+func (f *fakeOrchestration) activities() map[string]any {
+	return map[string]any{
+		ActivityMarkRunning: f.MarkRunning, ActivityLoadDefinition: f.LoadDefinition, ActivityRecordStep: f.RecordStep,
+		ActivityRunHTTPNode: f.RunHTTPNode, ActivityRecordApproval: f.RecordApproval, ActivityResolveApproval: f.ResolveApproval,
+		ActivityFinishExecution: f.FinishExecution,
+	}
+}
+
 // eventNames lists the published event names in order.
 func (f *fakeOrchestration) eventNames() []string { return namesOf(f.events) }
 
@@ -154,11 +163,7 @@ func newExecution(t *testing.T, definition string) (*testsuite.TestWorkflowEnvir
 			return HTTPResult{Response: orchestration.HTTPResponse{Status: 200, Headers: map[string]string{}, Body: map[string]any{"ok": true}}, Attempt: 1}, nil
 		}}
 	env.RegisterWorkflowWithOptions(Execution, workflow.RegisterOptions{Name: ExecutionWorkflowName})
-	for name, fn := range map[string]any{
-		ActivityMarkRunning: f.MarkRunning, ActivityLoadDefinition: f.LoadDefinition, ActivityRecordStep: f.RecordStep,
-		ActivityRunHTTPNode: f.RunHTTPNode, ActivityRecordApproval: f.RecordApproval, ActivityResolveApproval: f.ResolveApproval,
-		ActivityFinishExecution: f.FinishExecution,
-	} {
+	for name, fn := range f.activities() {
 		env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}
 	return env, f
