@@ -3,9 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -65,7 +63,7 @@ func countDocument(s *eventSink, name, id string) int {
 	return n
 }
 
-// uploadFile posts a multipart upload of data with fields and returns the answer.
+// uploadFile posts a multipart upload of data with fields and returns the answer (checked against openapi.yaml).
 func uploadFile(c client, filename string, data []byte, fields map[string]string) response {
 	c.t.Helper()
 	var buf bytes.Buffer
@@ -84,16 +82,7 @@ func uploadFile(c client, filename string, data []byte, fields map[string]string
 		c.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", w.FormDataContentType())
-	req.Header.Set("Authorization", "Bearer "+c.key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatalf("upload: %v", err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := response{Status: res.StatusCode, Header: res.Header, Raw: raw}
-	_ = json.Unmarshal(raw, &out.Body)
-	return out
+	return c.send(req)
 }
 
 // document polls GET /api/documents/:id until its status is one of want.

@@ -164,6 +164,13 @@ func (c client) do(method, path string, body any) response {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	return c.send(req)
+}
+
+// send sends req with the client's key and decodes the answer, which must match openapi.yaml.
+func (c client) send(req *http.Request) response {
+	c.t.Helper()
+	method, path := req.Method, req.URL.RequestURI()
 	if c.key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
