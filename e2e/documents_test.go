@@ -190,8 +190,8 @@ func TestDocumentsEndToEnd(t *testing.T) {
 			var names []string
 			for _, ev := range forDocument(sink, id) {
 				names = append(names, ev.Event)
-				if ev.Header.Get("X-DocInt-Event") != ev.Event || ev.Header.Get("X-Service-Event") != ev.Event ||
-					ev.Header.Get("X-DocInt-Signature") == "" || ev.Header.Get("X-DocInt-Delivery") == "" || ev.Header.Get("X-DocInt-Attempt") != "1" {
+				// The sink checked the X-Service- and X-DocInt- sets (wantDelivery); each came at the first attempt.
+				if ev.Header.Get("X-DocInt-Attempt") != "1" {
 					t.Errorf("%s headers %v", ev.Event, ev.Header)
 				}
 				if ev.OrgID != s.Credentials.OrgID {

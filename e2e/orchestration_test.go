@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +33,8 @@ type orchEvent struct {
 }
 
 // eventSink is a loopback webhook receiver: it verifies each delivery's signature with the
-// public receiver package, answers 200 and keeps the events, once per event id.
+// public receiver package, checks its envelope and headers (wantDelivery), answers 200 and
+// keeps the events, once per event id.
 type eventSink struct {
 	*httptest.Server
 	mu     sync.Mutex
@@ -55,7 +57,7 @@ func newEventSink(t *testing.T) *eventSink {
 		var ev orchEvent
 		if err := json.Unmarshal(body, &ev); err != nil {
 			t.Errorf("delivery body %q: %v", body, err)
-		} else if !s.seen[ev.ID] {
+		} else if wantDelivery(t, ev, r.Header); !s.seen[ev.ID] {
 			ev.Header = r.Header.Clone()
 			s.seen[ev.ID] = true
 			s.events = append(s.events, ev)
@@ -63,6 +65,44 @@ func newEventSink(t *testing.T) *eventSink {
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// productPrefixes maps an event name's first part to its product's header prefix (SPEC 6.1).
+var productPrefixes = map[string]string{"workflow": "X-Orch-", "document": "X-DocInt-", "extraction": "X-DocInt-", "template": "X-DocInt-"}
+
+// wantDelivery checks what SPEC 2.2 and 6.1 say of every delivery: the envelope's id, orgId and
+// occurredAt (UTC with milliseconds); the unified and the product header sets, each with the
+// event name, the delivery id, the signature, the Unix timestamp and the attempt; the content
+// type; and a User-Agent naming the service and, for orchestration, the product.
+func wantDelivery(t *testing.T, ev orchEvent, h http.Header) {
+	if !strings.HasPrefix(ev.ID, "evt_") || !strings.HasPrefix(ev.OrgID, "org_") {
+		t.Errorf("%s: id %q, orgId %q", ev.Event, ev.ID, ev.OrgID)
+	}
+	if _, err := time.Parse("2006-01-02T15:04:05.000Z", ev.OccurredAt); err != nil {
+		t.Errorf("%s: occurredAt %q is not UTC with milliseconds: %v", ev.Event, ev.OccurredAt, err)
+	}
+	product, ok := productPrefixes[strings.SplitN(ev.Event, ".", 2)[0]]
+	if !ok {
+		t.Errorf("%s: no product for this event", ev.Event)
+		return
+	}
+	for _, p := range []string{"X-Service-", product} {
+		ts, tsErr := strconv.ParseInt(h.Get(p+"Timestamp"), 10, 64)
+		attempt, attemptErr := strconv.Atoi(h.Get(p + "Attempt"))
+		if h.Get(p+"Event") != ev.Event || !strings.HasPrefix(h.Get(p+"Delivery"), "whd_") || !strings.HasPrefix(h.Get(p+"Signature"), "sha256=") ||
+			tsErr != nil || ts <= 0 || attemptErr != nil || attempt < 1 {
+			t.Errorf("%s: %s* headers %v", ev.Event, p, h)
+		}
+		for _, suffix := range []string{"Delivery", "Signature", "Timestamp", "Attempt"} {
+			if h.Get(p+suffix) != h.Get("X-Service-"+suffix) {
+				t.Errorf("%s: %s%s %q differs from X-Service-%s %q", ev.Event, p, suffix, h.Get(p+suffix), suffix, h.Get("X-Service-"+suffix))
+			}
+		}
+	}
+	ua := h.Get("User-Agent")
+	if h.Get("Content-Type") != "application/json" || !strings.HasPrefix(ua, "svc/") || (product == "X-Orch-" && !strings.Contains(ua, "orchestration")) {
+		t.Errorf("%s: Content-Type %q, User-Agent %q", ev.Event, h.Get("Content-Type"), ua)
+	}
 }
 
 // subscribe subscribes the sink to names through POST /api/webhooks.
@@ -329,6 +369,7 @@ func TestOrchestrationEndToEnd(t *testing.T) {
 			t.Errorf("failed = %v, execution %v", failed.Data, e)
 		}
 		stepFailed := sink.wait(t, "workflow.step.failed", id)
+		wantKeys(t, stepFailed, "executionId", "stepId", "nodeId", "errorMessage", "attempts")
 		if stepFailed.Data["stepId"] != step["id"] || stepFailed.Data["attempts"] != 2.0 || stepFailed.Data["nodeId"] != "charge" {
 			t.Errorf("step failed = %v", stepFailed.Data)
 		}
