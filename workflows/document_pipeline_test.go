@@ -459,13 +459,19 @@ func TestDocumentCorrection(t *testing.T) {
 	in := CorrectionInput{OrgID: "org_test", DocumentID: docInput.DocumentID, ExtractionID: "ext_01jx0000000000000000000001",
 		PreviousExtractionID: "ext_01jx0000000000000000000000", ActorUserID: "usr_analyst", Fields: map[string]string{"name": "BUDI"}}
 	for _, tt := range []struct {
-		name    string
-		answer  error
-		wantErr string
-		calls   int
+		name       string
+		answer     error
+		wantErr    string
+		wantStatus int
+		calls      int
 	}{
-		{"recorded", nil, "", 1},
-		{"the document moved on", stateConflictError("extracted", "extracted"), "state conflict: cannot transition extracted → extracted", 1},
+		{"recorded", nil, "", 0, 1},
+		{"the document moved on", stateConflictError("extracted", "extracted"), "state conflict: cannot transition extracted → extracted", 409, 1},
+		// The workflow itself refuses to retry these types, even when the error is not marked non-retryable.
+		{"a conflict is not retried", temporal.NewApplicationError("state conflict: cannot transition extracted → extracted", ErrTypeStateConflict),
+			"state conflict: cannot transition extracted → extracted", 409, 1},
+		{"an unknown field is not retried", temporal.NewApplicationError("nope is not a field of this npwp document", ErrTypeInvalidArgument),
+			"nope is not a field of this npwp document", 400, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			env := newTestEnv()
@@ -475,6 +481,9 @@ func TestDocumentCorrection(t *testing.T) {
 				got = append(got, rec)
 				if _, err := events.NewEnvelope(rec.Event.EventID, rec.Event.Event, rec.Event.OrgID, rec.Event.OccurredAt, rec.Event.Data); err != nil {
 					t.Errorf("event off the catalog: %v", err)
+				}
+				if len(got) > 3 {
+					return nil // retried: end the run so that the count below fails
 				}
 				return tt.answer
 			}, activity.RegisterOptions{Name: ActivityCorrectDocument})
@@ -486,7 +495,7 @@ func TestDocumentCorrection(t *testing.T) {
 			if len(got) != tt.calls {
 				t.Fatalf("%d activity calls, want %d", len(got), tt.calls)
 			}
-			if st, msg, ok := CorrectionErrorStatus(err); tt.wantErr != "" && (!ok || st != 409 || msg != tt.wantErr) {
+			if st, msg, ok := CorrectionErrorStatus(err); tt.wantErr != "" && (!ok || st != tt.wantStatus || msg != tt.wantErr) {
 				t.Errorf("CorrectionErrorStatus = %d %q %v", st, msg, ok)
 			}
 			sameJSON(t, "extraction.corrected data", got[0].Event.Data, map[string]any{"actorUserId": "usr_analyst",
