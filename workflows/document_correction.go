@@ -17,8 +17,6 @@ func DocumentCorrection(ctx workflow.Context, in CorrectionInput) error {
 			"documentId": in.DocumentID, "extractionId": in.ExtractionID,
 			"actorUserId": in.ActorUserID, "previousExtractionId": in.PreviousExtractionID,
 		})}
-	ctx = bookkeepingCtx(ctx, "correction by "+in.ActorUserID)
-	opts := workflow.GetLocalActivityOptions(ctx)
-	opts.RetryPolicy.NonRetryableErrorTypes = append(opts.RetryPolicy.NonRetryableErrorTypes, ErrTypeStateConflict, ErrTypeInvalidArgument)
-	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, opts), ActivityCorrectDocument, rec).Get(ctx, nil)
+	lctx := bookkeepingCtx(ctx, "correction by "+in.ActorUserID, ErrTypeStateConflict, ErrTypeInvalidArgument)
+	return workflow.ExecuteLocalActivity(lctx, ActivityCorrectDocument, rec).Get(ctx, nil)
 }

@@ -318,11 +318,11 @@ func textCtx(ctx workflow.Context) workflow.Context {
 
 // bookkeepingCtx sets the options of the bookkeeping activities (store writes and their
 // events), run as local activities: retried until they succeed, except for events the
-// catalog refuses.
-func bookkeepingCtx(ctx workflow.Context, summary string) workflow.Context {
+// catalog refuses and the error types nonRetryable names.
+func bookkeepingCtx(ctx workflow.Context, summary string, nonRetryable ...string) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy:         bookkeepingRetry(ErrTypeInvalidEvent),
+		RetryPolicy:         bookkeepingRetry(append([]string{ErrTypeInvalidEvent}, nonRetryable...)...),
 		Summary:             summary,
 	})
 }
