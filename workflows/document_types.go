@@ -4,9 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/svcplatform/svc/docintel"
 )
@@ -68,26 +66,7 @@ type DocumentInput struct {
 // document id (a retried start returns the same run), the documents queue and the search
 // attributes OrgId, WorkflowSlug ("document") and ExternalId.
 func DocumentStartOptions(in DocumentInput) client.StartWorkflowOptions {
-	attrs := []temporal.SearchAttributeUpdate{AttrOrgID.ValueSet(in.OrgID), AttrWorkflowSlug.ValueSet(DocumentWorkflowSlug)}
-	summary := "document " + in.Filename
-	if in.ExternalID != "" {
-		attrs = append(attrs, AttrExternalID.ValueSet(in.ExternalID))
-		summary += " · " + in.ExternalID
-	}
-	return documentStart(in.DocumentID, summary, attrs)
-}
-
-// documentStart is an idempotent start on the documents queue (ARCHITECTURE 4: a retried start
-// returns the same run).
-func documentStart(id, summary string, attrs []temporal.SearchAttributeUpdate) client.StartWorkflowOptions {
-	return client.StartWorkflowOptions{
-		ID:                       id,
-		TaskQueue:                QueueDocuments,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		TypedSearchAttributes:    temporal.NewSearchAttributes(attrs...),
-		StaticSummary:            summary,
-	}
+	return productStart(in.DocumentID, QueueDocuments, "document "+in.Filename, in.OrgID, DocumentWorkflowSlug, in.ExternalID)
 }
 
 // DocumentResult is what a pipeline that did not fail returns.
@@ -206,8 +185,7 @@ type CorrectionInput struct {
 // CorrectionStartOptions are the options the API starts a correction with: workflow id =
 // the new extraction id, the documents queue, the document's search attributes.
 func CorrectionStartOptions(in CorrectionInput) client.StartWorkflowOptions {
-	o := documentStart(in.ExtractionID, "correction of "+in.DocumentID,
-		[]temporal.SearchAttributeUpdate{AttrOrgID.ValueSet(in.OrgID), AttrWorkflowSlug.ValueSet(DocumentWorkflowSlug)})
+	o := productStart(in.ExtractionID, QueueDocuments, "correction of "+in.DocumentID, in.OrgID, DocumentWorkflowSlug, "")
 	o.WorkflowExecutionTimeout = 10 * time.Minute
 	return o
 }

@@ -5,9 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/svcplatform/svc/orchestration"
 )
@@ -56,20 +54,8 @@ type ExecutionResult struct {
 // execution id (a retried start returns the same run), the orchestration queue and the
 // search attributes OrgId, WorkflowSlug and ExternalId.
 func ExecutionStartOptions(in ExecutionInput) client.StartWorkflowOptions {
-	attrs := []temporal.SearchAttributeUpdate{AttrOrgID.ValueSet(in.OrgID), AttrWorkflowSlug.ValueSet(in.WorkflowSlug)}
 	summary := in.WorkflowSlug + " v" + strconv.Itoa(in.WorkflowVersion)
-	if in.ExternalID != "" {
-		attrs = append(attrs, AttrExternalID.ValueSet(in.ExternalID))
-		summary += " · " + in.ExternalID
-	}
-	return client.StartWorkflowOptions{
-		ID:                       in.ExecutionID,
-		TaskQueue:                QueueOrchestration,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		TypedSearchAttributes:    temporal.NewSearchAttributes(attrs...),
-		StaticSummary:            summary,
-	}
+	return productStart(in.ExecutionID, QueueOrchestration, summary, in.OrgID, in.WorkflowSlug, in.ExternalID)
 }
 
 // MarkRunningInput moves an execution to running and publishes workflow.execution.started.

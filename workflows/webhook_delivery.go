@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -122,13 +121,7 @@ func DecideWebhookAttempt(schedule []time.Duration, attempt int, res WebhookAtte
 // second start of the same delivery returns the existing run (running) or is
 // rejected as a duplicate (finished), so starting twice never sends twice.
 func WebhookDeliveryStartOptions(deliveryID string) client.StartWorkflowOptions {
-	return client.StartWorkflowOptions{
-		ID:                       deliveryID,
-		TaskQueue:                QueueWebhooks,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		StaticSummary:            "webhook delivery " + deliveryID,
-	}
+	return startOnce(deliveryID, QueueWebhooks, "webhook delivery "+deliveryID)
 }
 
 // WebhookDelivery runs the retry ladder of one delivery: before attempt i it
