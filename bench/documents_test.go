@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,7 +32,7 @@ type docEnv struct {
 	*env
 	orgID, key string
 	http       *http.Client
-	done       *docDone
+	done       *finals
 }
 
 // documentsOnce makes the document benchmarks' organisation once per run, on the shared stack.
@@ -52,7 +53,7 @@ func newDocEnv(e *env) (*docEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &docEnv{env: e, orgID: boot.Org.ID, key: boot.Secret, done: newDocDone(),
+	d := &docEnv{env: e, orgID: boot.Org.ID, key: boot.Secret, done: newFinals(),
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
 	final := []string{events.DocumentExtracted, events.DocumentRequiresReview, events.DocumentFailed}
 	if _, _, err := e.stack.App.Store.CreateWebhook(context.Background(), e.hooks.Box, d.orgID, d.done.srv.URL+"/final", final, true); err != nil {
@@ -78,45 +79,47 @@ func newBenchOrg(e *env, name, email string) (*store.BootstrapResult, error) {
 	return boot, nil
 }
 
-// docDone receives the documents' final events and hands their arrival time and name to
-// whoever waits for that document.
-type docDone struct {
+// finals receives final events (a document's, an execution's completion) and hands each one's
+// arrival time and name to whoever waits for the resource its data names, once.
+type finals struct {
 	srv *httptest.Server
 	mu  sync.Mutex
-	chs map[string]chan docEnd
+	chs map[string]chan final
 }
 
-// docEnd is how and when a document ended.
-type docEnd struct {
+// final is how and when a document or an execution ended.
+type final struct {
 	at    time.Time
 	event string
 }
 
-func newDocDone() *docDone {
-	c := &docDone{chs: map[string]chan docEnd{}}
+func newFinals() *finals {
+	c := &finals{chs: map[string]chan final{}}
 	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := time.Now()
 		var ev struct {
 			Event string `json:"event"`
 			Data  struct {
-				DocumentID string `json:"documentId"`
+				DocumentID  string `json:"documentId"`
+				ExecutionID string `json:"executionId"`
 			} `json:"data"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&ev)
 		w.WriteHeader(http.StatusNoContent)
 		select {
-		case c.ch(ev.Data.DocumentID) <- docEnd{at: now, event: ev.Event}:
+		case c.ch(cmp.Or(ev.Data.DocumentID, ev.Data.ExecutionID)) <- final{at: now, event: ev.Event}:
 		default: // a repeat
 		}
 	}))
 	return c
 }
 
-func (c *docDone) ch(id string) chan docEnd {
+// ch is the channel of one resource's final event, made by whichever side comes first.
+func (c *finals) ch(id string) chan final {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.chs[id] == nil {
-		c.chs[id] = make(chan docEnd, 1)
+		c.chs[id] = make(chan final, 1)
 	}
 	return c.chs[id]
 }

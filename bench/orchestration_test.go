@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -51,7 +50,7 @@ type orchEnv struct {
 	orgID, key        string
 	http              *http.Client
 	parked, threeNode *store.Workflow
-	completed         *completions
+	completed         *finals
 	started           atomic.Int64
 }
 
@@ -78,7 +77,7 @@ func newOrchEnv(e *env) (*orchEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &orchEnv{env: e, orgID: boot.Org.ID, key: boot.Secret, completed: newCompletions(),
+	o := &orchEnv{env: e, orgID: boot.Org.ID, key: boot.Secret, completed: newFinals(),
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	scoring := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -95,43 +94,6 @@ func newOrchEnv(e *env) (*orchEnv, error) {
 		return nil, err
 	}
 	return o, nil
-}
-
-// completions receives workflow.execution.completed and hands its arrival time to whoever
-// waits for that execution.
-type completions struct {
-	srv *httptest.Server
-	mu  sync.Mutex
-	chs map[string]chan time.Time
-}
-
-func newCompletions() *completions {
-	c := &completions{chs: map[string]chan time.Time{}}
-	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		now := time.Now()
-		var ev struct {
-			Data struct {
-				ExecutionID string `json:"executionId"`
-			} `json:"data"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&ev)
-		w.WriteHeader(http.StatusNoContent)
-		select {
-		case c.ch(ev.Data.ExecutionID) <- now:
-		default: // a repeat
-		}
-	}))
-	return c
-}
-
-// ch is the channel of one execution's completion, made by whichever side comes first.
-func (c *completions) ch(id string) chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.chs[id] == nil {
-		c.chs[id] = make(chan time.Time, 1)
-	}
-	return c.chs[id]
 }
 
 // startAPI starts an execution of w through POST /api/workflows/{id}/executions.
@@ -268,8 +230,8 @@ func BenchmarkExecutionLatency(b *testing.B) {
 		}
 		var lat time.Duration
 		select {
-		case at := <-o.completed.ch(id):
-			lat = at.Sub(start)
+		case end := <-o.completed.ch(id):
+			lat = end.at.Sub(start)
 		case <-time.After(30 * time.Second):
 			b.Fatalf("no completed event for %s within 30s", id)
 		}
