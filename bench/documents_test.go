@@ -35,18 +35,8 @@ type docEnv struct {
 	done       *finals
 }
 
-// documentsOnce makes the document benchmarks' organisation once per run, on the shared stack.
-var documentsOnce = sync.OnceValues(func() (*docEnv, error) { return newDocEnv(shared) })
-
-func documents(b *testing.B) *docEnv {
-	b.Helper()
-	stack(b)
-	d, err := documentsOnce()
-	if err != nil {
-		b.Fatal(err)
-	}
-	return d
-}
+// documents is the document benchmarks' organisation, made once per run on the shared stack.
+var documents = perRun(newDocEnv)
 
 func newDocEnv(e *env) (*docEnv, error) {
 	boot, err := newBenchOrg(e, "bench documents", "bench-docs@example.com")

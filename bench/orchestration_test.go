@@ -54,21 +54,8 @@ type orchEnv struct {
 	started           atomic.Int64
 }
 
-var (
-	orchOnce   sync.Once
-	orchShared *orchEnv
-	orchErr    error
-)
-
-func orchestration(b *testing.B) *orchEnv {
-	b.Helper()
-	e := stack(b)
-	orchOnce.Do(func() { orchShared, orchErr = newOrchEnv(e) })
-	if orchErr != nil {
-		b.Fatal(orchErr)
-	}
-	return orchShared
-}
+// orchestration is the orchestration benchmarks' organisation, made once per run on the shared stack.
+var orchestration = perRun(newOrchEnv)
 
 func newOrchEnv(e *env) (*orchEnv, error) {
 	ctx := context.Background()

@@ -74,6 +74,20 @@ func stack(b *testing.B) *env {
 	return shared
 }
 
+// perRun returns a getter of what newFn makes on the shared stack, made once per run.
+func perRun[T any](newFn func(*env) (T, error)) func(*testing.B) T {
+	once := sync.OnceValues(func() (T, error) { return newFn(shared) })
+	return func(b *testing.B) T {
+		b.Helper()
+		stack(b)
+		v, err := once()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return v
+	}
+}
+
 func boot() (*env, error) {
 	dir, err := os.MkdirTemp("", "svc-bench-")
 	if err != nil {
