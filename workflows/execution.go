@@ -287,7 +287,7 @@ func (r *execRun) succeed(ctx workflow.Context) (ExecutionResult, error) {
 			"workflowVersion": r.in.WorkflowVersion, "externalId": orNull(r.in.ExternalID),
 		}),
 	}
-	if err := workflow.ExecuteActivity(storeCtx(ctx, "finish: succeeded"), ActivityFinishExecution, fin).Get(ctx, nil); err != nil {
+	if err := finishExecution(ctx, fin); err != nil {
 		return r.end(ctx, err)
 	}
 	workflow.SetCurrentDetails(ctx, "Succeeded")
@@ -314,7 +314,7 @@ func (r *execRun) end(ctx workflow.Context, err error) (ExecutionResult, error) 
 			"failedStepId": orNull(f.stepID), "errorMessage": f.msg,
 		}),
 	}
-	if err := workflow.ExecuteActivity(storeCtx(dctx, "finish: failed"), ActivityFinishExecution, fin).Get(dctx, nil); err != nil {
+	if err := finishExecution(dctx, fin); err != nil {
 		return ExecutionResult{}, err
 	}
 	workflow.SetCurrentDetails(ctx, "Failed: "+f.msg)
@@ -352,11 +352,16 @@ func (r *execRun) cancelled(ctx, dctx workflow.Context) (ExecutionResult, error)
 			"reason": orNull(req.Reason), "actorUserId": orNull(req.ActorUserID),
 		}),
 	}
-	if err := workflow.ExecuteActivity(storeCtx(dctx, "finish: cancelled"), ActivityFinishExecution, fin).Get(dctx, nil); err != nil {
+	if err := finishExecution(dctx, fin); err != nil {
 		return ExecutionResult{}, err
 	}
 	workflow.SetCurrentDetails(dctx, "Cancelled")
 	return ExecutionResult{}, ctx.Err()
+}
+
+// finishExecution runs the FinishExecution activity for fin.
+func finishExecution(ctx workflow.Context, fin FinishInput) error {
+	return workflow.ExecuteActivity(storeCtx(ctx, "finish: "+fin.Status), ActivityFinishExecution, fin).Get(ctx, nil)
 }
 
 // storeCtx sets the options of the bookkeeping activities (store writes and events):
