@@ -324,11 +324,7 @@ func (d *Documents) stageError(ctx context.Context, doc *store.Document, err err
 }
 
 func (d *Documents) publish(ctx context.Context, ev workflows.PublishEventInput) error {
-	if d.Publisher == nil {
-		return errors.New("document activities: no event publisher configured")
-	}
-	_, err := d.Publisher.PublishEvent(ctx, ev)
-	return err
+	return publishWith(ctx, d.Publisher, "document", ev)
 }
 
 func (d *Documents) maxFile() int64 {

@@ -125,10 +125,15 @@ func (o *Orchestration) publish(ctx context.Context, ev *workflows.PublishEventI
 	if ev == nil {
 		return nil
 	}
-	if o.Publisher == nil {
-		return errors.New("orchestration activities: no event publisher configured")
+	return publishWith(ctx, o.Publisher, "orchestration", *ev)
+}
+
+// publishWith publishes ev with p, the Publisher of the named activities.
+func publishWith(ctx context.Context, p Publisher, activities string, ev workflows.PublishEventInput) error {
+	if p == nil {
+		return errors.New(activities + " activities: no event publisher configured")
 	}
-	_, err := o.Publisher.PublishEvent(ctx, *ev)
+	_, err := p.PublishEvent(ctx, ev)
 	return err
 }
 
