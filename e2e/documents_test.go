@@ -149,11 +149,15 @@ func recordHistory(t *testing.T, c temporalclient.Client, id, name string) {
 	t.Logf("recorded %s: %d events", path, len(hist.Events))
 }
 
+// wrongPassword is the wrong password TestDocumentsEndToEnd tries first.
+const wrongPassword = "not-it"
+
 // TestDocumentsEndToEnd sends every fixture through the real pipeline of the dev stack
 // (embedded Temporal, worker with qpdf, poppler and tesseract, SQLite, local blob store) and
 // a loopback receiver subscribed through POST /api/webhooks. The documents run concurrently.
 func TestDocumentsEndToEnd(t *testing.T) {
-	s := boot(t, t.TempDir(), bootOptions{})
+	// The passwords the test sends must never be logged.
+	s := boot(t, t.TempDir(), bootOptions{secrets: []string{fixtures.UserPassword, wrongPassword}})
 	as := func(t *testing.T, key string) client { return client{t: t, base: s.BaseURL, key: key} }
 	admin := as(t, s.Credentials.APIKey)
 	sink := newEventSink(t)
@@ -317,7 +321,7 @@ func TestDocumentsEndToEnd(t *testing.T) {
 			pr := waitDocument(t, sink, "document.password_required", id)
 			wantKeys(t, pr, "documentId", "errorMessage")
 
-			wrong := c.do("POST", "/api/documents/"+id+"/password", map[string]any{"password": "not-it"})
+			wrong := c.do("POST", "/api/documents/"+id+"/password", map[string]any{"password": wrongPassword})
 			if wrong.Status != 202 || wrong.data(t)["status"] != "password_required" {
 				t.Fatalf("wrong password = %d %s", wrong.Status, wrong.Raw)
 			}
@@ -345,7 +349,7 @@ func TestDocumentsEndToEnd(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, pw := range []string{"not-it", fixtures.UserPassword} {
+				for _, pw := range []string{wrongPassword, fixtures.UserPassword} {
 					if bytes.Contains(raw, []byte(pw)) {
 						t.Fatalf("a password is in the workflow history: event %d %s", ev.GetEventId(), ev.GetEventType())
 					}

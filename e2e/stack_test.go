@@ -26,6 +26,8 @@ import (
 // bootOptions tune a stack for a test.
 type bootOptions struct {
 	env []string
+	// secrets are further strings (passwords the test sends) that no log line may contain.
+	secrets []string
 }
 
 // boot starts a dev stack on dataDir with fresh ports; it is stopped when the test ends.
@@ -55,7 +57,7 @@ func boot(t *testing.T, dataDir string, o bootOptions) *devstack.Stack {
 		level = slog.LevelDebug
 	}
 	// Every log line, at every level, is scanned: no secret may ever be logged.
-	logs := &secretScanner{}
+	logs := &secretScanner{secrets: o.secrets}
 	logger := slog.New(teeHandler{
 		slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}),
 		slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: level}),
@@ -77,10 +79,11 @@ func boot(t *testing.T, dataDir string, o bootOptions) *devstack.Stack {
 	return s
 }
 
-// secretScanner records log output and finds API keys or webhook secrets in it.
+// secretScanner records log output and finds API keys, webhook secrets or any of secrets in it.
 type secretScanner struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	secrets []string
 }
 
 func (s *secretScanner) Write(p []byte) (int, error) {
@@ -95,6 +98,11 @@ func (s *secretScanner) leak() string {
 	for _, line := range strings.Split(s.buf.String(), "\n") {
 		if strings.Contains(line, "svc_sk_") || strings.Contains(line, "svc_whsec_") || strings.Contains(strings.ToLower(line), "authorization: bearer") {
 			return line
+		}
+		for _, secret := range s.secrets {
+			if strings.Contains(line, secret) {
+				return line
+			}
 		}
 	}
 	return ""
