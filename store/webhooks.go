@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -247,10 +246,7 @@ func WebhookSecret(box *secrets.Box, sub *WebhookSubscription) ([]byte, error) {
 // deliveryIDFor is the id of the delivery of event to subscription made by
 // publishing, so publishing twice makes one delivery.
 func deliveryIDFor(eventID, subscriptionID string, at time.Time) string {
-	sum := sha256.Sum256([]byte(eventID + "\x00" + subscriptionID))
-	var r [10]byte
-	copy(r[:], sum[:])
-	return ids.Derive(ids.Delivery, at, r)
+	return ids.DeriveFrom(ids.Delivery, at, eventID, subscriptionID)
 }
 
 // PublishEvent writes env once and one pending delivery per active subscription
