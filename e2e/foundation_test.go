@@ -54,16 +54,18 @@ func TestDevStackRunsAndSurvivesRestart(t *testing.T) {
 	if r := anon.do("GET", "/api/pings/exe_x", nil); r.Status != 401 || r.Body["error"] != "missing or invalid Bearer" {
 		t.Fatalf("unauthenticated = %d %s", r.Status, r.Raw)
 	}
-	if s.UIURL != "" {
-		eventually(t, 30*time.Second, "the Temporal UI to answer", func() bool {
-			res, err := http.Get(s.UIURL + "/")
-			if err != nil {
-				return false
-			}
-			res.Body.Close()
-			return res.StatusCode == 200
-		})
+	// boot gives the UI a port, so svc dev must serve it: no UI is a failure, not a skip.
+	if s.UIURL == "" {
+		t.Fatal("the dev stack runs no Temporal UI")
 	}
+	eventually(t, 30*time.Second, "the Temporal UI to answer", func() bool {
+		res, err := http.Get(s.UIURL + "/")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == 200
+	})
 
 	c := client{t: t, base: s.BaseURL, key: creds["apiKey"]}
 	r := c.do("POST", "/api/pings", map[string]any{"message": "hello temporal"})
