@@ -116,7 +116,8 @@ func waitStatus(t *testing.T, c client, subID, deliveryID, status string, within
 	return d
 }
 
-// checkSigned verifies a request with the public receiver package and returns its body's event id.
+// checkSigned verifies a request with the public receiver package (Standard Webhooks headers
+// included, whose webhook-id must be the event id) and returns its body's event id.
 func checkSigned(t *testing.T, secret []byte, r received) string {
 	t.Helper()
 	if err := webhook.Verify(secret, r.header, r.body, webhook.WithStandardWebhooks(0)); err != nil {
@@ -127,6 +128,10 @@ func checkSigned(t *testing.T, secret []byte, r received) string {
 	}
 	if err := json.Unmarshal(r.body, &env); err != nil {
 		t.Fatal(err)
+	}
+	// The Standard Webhooks id is the event id, stable across attempts (SPEC 2.2).
+	if got := r.header.Get(webhook.HeaderWebhookID); got != env.ID {
+		t.Fatalf("%s %q, want the event id %q", webhook.HeaderWebhookID, got, env.ID)
 	}
 	return env.ID
 }
