@@ -155,7 +155,7 @@ func setup(b *testing.B, backend storetest.Backend, rateStore string) (authURL, 
 	// The same bytes after the same database read, without authentication or middleware: the
 	// difference to the authenticated endpoint is what authentication and rate limiting cost.
 	bare.GET("/read/api/users", func(c *gin.Context) {
-		if _, _, err := st.ListUsers(c, res.Org.ID, store.Offset{Page: 1, Limit: 20}, store.Filter{}); err != nil {
+		if _, _, err := st.ListUsers(c.Request.Context(), res.Org.ID, store.Offset{Page: 1, Limit: 20}, store.Filter{}); err != nil {
 			c.AbortWithStatus(http.StatusInternalServerError)
 			return
 		}
