@@ -18,8 +18,8 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 
 # --- runtime: Debian, because the document pipeline runs Debian's OCR and PDF tools ---
 FROM debian:bookworm-slim
-# docintel/APT_PACKAGES is the one list of the programs docintel shells out to (tesseract, poppler-utils, qpdf, ...).
-COPY docintel/APT_PACKAGES /tmp/APT_PACKAGES
+# internal/documents/APT_PACKAGES is the one list of the programs docintel shells out to (tesseract, poppler-utils, qpdf, ...).
+COPY internal/documents/APT_PACKAGES /tmp/APT_PACKAGES
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       ca-certificates $(grep -v '^[[:space:]]*#' /tmp/APT_PACKAGES) \

@@ -4,21 +4,25 @@ export CGO_ENABLED ?= 0
 export GOTOOLCHAIN ?= local
 DATA_DIR  ?= ./.svc-data
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X github.com/svcplatform/svc/buildinfo.Version=$(VERSION)
+LDFLAGS   := -X github.com/svcplatform/svc/internal/buildinfo.Version=$(VERSION)
 BIN       := bin/svc
 
-.PHONY: run build test test-short lint bench fuzz clean
+.PHONY: run build deps test test-short lint bench fuzz clean
 
 ## run: build and start the whole platform in one process (API, worker, embedded Temporal and UI)
-run: build
+run: deps build
 	./$(BIN) dev --data-dir $(DATA_DIR)
 
 ## build: build the svc binary into bin/
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/svc
 
+## deps: install the Debian packages the tests and svc dev need (OCR and PDF tools), or say how
+deps:
+	@./deploy/deps.sh
+
 ## test: the whole test suite (store tests also on PostgreSQL when SVC_TEST_POSTGRES_URL is set)
-test:
+test: deps
 	$(GO) test -count=1 -timeout 25m ./...
 
 ## lint: gofmt and go vet must be clean

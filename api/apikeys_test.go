@@ -8,7 +8,7 @@ import (
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
-	"github.com/svcplatform/svc/auth"
+	"github.com/svcplatform/svc/internal/auth"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -208,7 +208,7 @@ func TestAPIKeyUpdateAndBinding(t *testing.T) {
 
 func TestServicePrincipalKeys(t *testing.T) {
 	h := apitest.New(t, apitest.Options{})
-	res, err := h.Store.Bootstrap(context.Background(), store.BootstrapInput{OrgID: h.Org.ID, ServiceSlug: "aml-screening",
+	res, err := h.Store.Orgs.Bootstrap(context.Background(), store.BootstrapInput{OrgID: h.Org.ID, ServiceSlug: "aml-screening",
 		Scopes: []string{"api:manage"}, Environment: "sandbox", Now: h.Clock.Now()})
 	if err != nil {
 		t.Fatal(err)

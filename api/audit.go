@@ -7,7 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/internal/ids"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -94,7 +94,7 @@ func (s *Server) auditWrites(r Route) gin.HandlerFunc {
 			UserID: p.UserID, APIKeyID: p.APIKeyID, SessionID: p.SessionID, CallerServiceSlug: p.CallerServiceSlug,
 			Action: action, ResourceID: resource, RequestID: RequestID(c), Status: status, CreatedAt: now,
 		}
-		if err := s.Store.WriteAudit(context.WithoutCancel(c.Request.Context()), entry); err != nil {
+		if err := s.Store.Audit.Write(context.WithoutCancel(c.Request.Context()), entry); err != nil {
 			Logger(c).Error("audit log write failed", "action", action, "resourceId", resource, "error", err)
 		}
 	}
@@ -121,49 +121,4 @@ func responseID(body []byte) string {
 		}
 	}
 	return ""
-}
-
-// auditLogView is one audit record as the API shows it.
-type auditLogView struct {
-	ID                string  `json:"id"`
-	Action            string  `json:"action"`
-	ResourceID        *string `json:"resourceId"`
-	UserID            *string `json:"userId"`
-	APIKeyID          *string `json:"apiKeyId"`
-	SessionID         *string `json:"sessionId"`
-	CallerServiceSlug *string `json:"callerServiceSlug"`
-	RequestID         string  `json:"requestId"`
-	Status            int     `json:"status"`
-	Environment       string  `json:"environment"`
-	CreatedAt         string  `json:"createdAt"`
-}
-
-// listAuditLogs answers the organisation's audit log, newest first, cursor-paginated.
-func (s *Server) listAuditLogs(c *gin.Context) {
-	q, ok := ParseList(c, ListSpec{MaxLimit: 200, Cursor: true, Filters: []string{FilterQ, FilterFrom, FilterTo}})
-	if !ok {
-		return
-	}
-	rows, next, err := s.Store.ListAuditLogs(c.Request.Context(), PrincipalOf(c).OrgID, q.Cursor, q.Filter)
-	if err != nil {
-		Internal(c, err)
-		return
-	}
-	out := make([]auditLogView, 0, len(rows))
-	for _, a := range rows {
-		out = append(out, auditLogView{
-			ID: a.ID, Action: a.Action, ResourceID: nullable(a.ResourceID), UserID: nullable(a.UserID),
-			APIKeyID: nullable(a.APIKeyID), SessionID: nullable(a.SessionID), CallerServiceSlug: nullable(a.CallerServiceSlug),
-			RequestID: a.RequestID, Status: a.Status, Environment: a.Environment, CreatedAt: Timestamp(a.CreatedAt),
-		})
-	}
-	CursorList(c, out, NextCursor(next), nil)
-}
-
-// nullable shows an empty string as JSON null.
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

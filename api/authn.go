@@ -8,7 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/svcplatform/svc/auth"
+	"github.com/svcplatform/svc/internal/auth"
 	"github.com/svcplatform/svc/store"
 )
 

@@ -10,10 +10,12 @@ import (
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
-	"github.com/svcplatform/svc/docintel"
-	"github.com/svcplatform/svc/ids"
-	"github.com/svcplatform/svc/orchestration"
-	"github.com/svcplatform/svc/secrets"
+	docintel "github.com/svcplatform/svc/internal/documents"
+	"github.com/svcplatform/svc/internal/fraud"
+	"github.com/svcplatform/svc/internal/identity"
+	"github.com/svcplatform/svc/internal/ids"
+	"github.com/svcplatform/svc/internal/orchestration"
+	"github.com/svcplatform/svc/internal/secrets"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -45,7 +47,7 @@ var crossOrgFixtures = map[string]crossOrgFixture{
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, _, err := h.Store.CreateWebhook(context.Background(), box, owner.Org.ID, "https://example.com/hook", []string{"*"}, true)
+			w, _, err := h.Store.Webhooks.Create(context.Background(), box, owner.Org.ID, "https://example.com/hook", []string{"*"}, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,6 +62,23 @@ var crossOrgFixtures = map[string]crossOrgFixture{
 		bodies: map[string]any{
 			"POST /api/workflows/:id/versions":   map[string]any{"definition": json.RawMessage(linearDefinition)},
 			"POST /api/workflows/:id/executions": map[string]any{"inputs": map[string]any{"amount": 5}},
+		},
+	},
+	"/api/identity/verifications/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			v := &store.IdentityVerification{ID: ids.New(ids.IdentityVerification), OrgID: owner.Org.ID,
+				Claimed: identity.Claimed{FullName: "Siti Rahayu", BirthDate: "1990-06-05"},
+				Policy:  identity.Policy{DocumentTypes: []string{"ktp"}}, ExpiresAt: time.Now().Add(time.Hour)}
+			if err := h.Store.Identity.CreateVerification(context.Background(), v); err != nil {
+				t.Fatal(err)
+			}
+			return v.ID
+		},
+		bodies: map[string]any{"POST /api/identity/verifications/:id/review": map[string]any{"decision": "approve"}},
+	},
+	"/api/identity/attempts/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			return newIdentityAttempt(t, h, owner.Org.ID, []byte("\x89PNG\r\n\x1a\n")).ID
 		},
 	},
 	"/api/executions/:id": {
@@ -88,10 +107,61 @@ var crossOrgFixtures = map[string]crossOrgFixture{
 			return newTemplate(t, h, owner.Org.ID).ID
 		},
 	},
+	"/api/screenings/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			r := &store.ScreeningRecord{ID: ids.New(ids.Screening), OrgID: owner.Org.ID, FullName: "John Smith", Threshold: 0.8,
+				Status: "clear", CreatedAt: time.Now()}
+			if err := h.Store.Screening.CreateScreening(context.Background(), r); err != nil {
+				t.Fatal(err)
+			}
+			return r.ID
+		},
+	},
+	"/api/decisions/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			req, err := fraud.ParseEvaluate([]byte(`{"event": {"type": "login", "customerId": "c"}}`), fraud.KindEvent, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := h.Store.Fraud.Evaluate(context.Background(), store.FraudEvaluation{OrgID: owner.Org.ID, Request: req, Persist: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d.Decision.ID
+		},
+		bodies: map[string]any{"POST /api/decisions/:id/review": map[string]any{"decision": "approve"}},
+	},
+	"/api/rulesets/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			ctx := context.Background()
+			rs, err := h.Store.Fraud.CreateRuleSet(ctx, owner.Org.ID, "Logins", "login_"+strings.ToLower(ids.New(ids.RuleSet)[4:]), owner.User.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := `{"rules": [{"name": "a", "expression": "true", "scoreModifier": 1, "reasonCode": "A"}], "thresholds": {"review": 1}}`
+			if _, err := h.Store.Fraud.AddRuleSetVersion(ctx, owner.Org.ID, rs.ID, spec, owner.User.ID); err != nil {
+				t.Fatal(err)
+			}
+			return rs.ID
+		},
+		bodies: map[string]any{
+			"POST /api/rulesets/:id/versions":  map[string]any{"rules": []any{map[string]any{"name": "a", "expression": "true", "scoreModifier": 1, "reasonCode": "A"}}, "thresholds": map[string]any{"review": 1}},
+			"POST /api/rulesets/:id/backtests": map[string]any{"version": 1, "from": "2026-01-01T00:00:00Z", "to": "2026-01-02T00:00:00Z"},
+		},
+	},
+	"/api/backtests/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			bt := &store.FraudBacktest{ID: ids.New(ids.Backtest), OrgID: owner.Org.ID, RuleSetID: "rul_x", Version: 1, Status: store.BacktestRunning}
+			if err := h.Store.Fraud.CreateBacktest(context.Background(), bt, "login"); err != nil {
+				t.Fatal(err)
+			}
+			return bt.ID
+		},
+	},
 	"/api/pings/:id": {
 		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
 			p := &store.Ping{ID: ids.New(ids.Execution), OrgID: owner.Org.ID, Message: "hi"}
-			if err := h.Store.CreatePing(context.Background(), p); err != nil {
+			if err := h.Store.Orchestration.CreatePing(context.Background(), p); err != nil {
 				t.Fatal(err)
 			}
 			return p.ID

@@ -21,31 +21,33 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/svcplatform/svc/activities"
+	docacts "github.com/svcplatform/svc/activities/documents"
+	hookacts "github.com/svcplatform/svc/activities/webhooks"
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
-	"github.com/svcplatform/svc/blobs"
 	"github.com/svcplatform/svc/config"
-	"github.com/svcplatform/svc/docintel"
-	"github.com/svcplatform/svc/docintel/fixtures"
-	"github.com/svcplatform/svc/ids"
-	"github.com/svcplatform/svc/secrets"
+	"github.com/svcplatform/svc/internal/blobs"
+	docintel "github.com/svcplatform/svc/internal/documents"
+	"github.com/svcplatform/svc/internal/documents/fixtures"
+	"github.com/svcplatform/svc/internal/ids"
+	"github.com/svcplatform/svc/internal/secrets"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/workflows"
+	docwf "github.com/svcplatform/svc/workflows/documents"
 )
 
 // documentTemporal stands in for the Temporal service, which e2e/documents_test.go runs for
 // real: it records pipeline starts, answers the document-password Update from a script, and
-// runs a correction's one activity (the real activities.Documents.CorrectDocument) inline.
+// runs a correction's one activity (the real docacts.Activities.CorrectDocument) inline.
 type documentTemporal struct {
 	client.Client
 	mu       sync.Mutex
 	starts   []client.StartWorkflowOptions
-	inputs   []workflows.DocumentInput
+	inputs   []docwf.DocumentInput
 	updates  []client.UpdateWorkflowOptions
 	fail     error
-	password func(docID string) (workflows.PasswordRetryResult, error)
-	correct  func(context.Context, workflows.CorrectionRecord) error
+	password func(docID string) (docwf.PasswordRetryResult, error)
+	correct  func(context.Context, docwf.CorrectionRecord) error
 }
 
 func (d *documentTemporal) ExecuteWorkflow(ctx context.Context, o client.StartWorkflowOptions, wf any, args ...any) (client.WorkflowRun, error) {
@@ -55,13 +57,13 @@ func (d *documentTemporal) ExecuteWorkflow(ctx context.Context, o client.StartWo
 		return nil, d.fail
 	}
 	switch wf {
-	case workflows.DocumentPipelineName:
+	case docwf.DocumentPipelineName:
 		d.starts = append(d.starts, o)
-		d.inputs = append(d.inputs, args[0].(workflows.DocumentInput))
+		d.inputs = append(d.inputs, args[0].(docwf.DocumentInput))
 		return fakeRun{}, nil
-	case workflows.DocumentCorrectionName:
-		in := args[0].(workflows.CorrectionInput)
-		return fakeRun{err: d.correct(ctx, workflows.CorrectionRecord{Correction: in, Event: workflows.PublishEventInput{
+	case docwf.DocumentCorrectionName:
+		in := args[0].(docwf.CorrectionInput)
+		return fakeRun{err: d.correct(ctx, docwf.CorrectionRecord{Correction: in, Event: workflows.PublishEventInput{
 			EventID: ids.New(ids.Event), Event: "extraction.corrected", OrgID: in.OrgID, OccurredAt: time.Now(),
 			Data: map[string]any{"documentId": in.DocumentID, "extractionId": in.ExtractionID, "actorUserId": in.ActorUserID,
 				"previousExtractionId": in.PreviousExtractionID}}})}, nil
@@ -77,10 +79,10 @@ func (d *documentTemporal) UpdateWorkflow(_ context.Context, o client.UpdateWork
 	return fakeUpdate{res: res, err: err}, nil
 }
 
-func (d *documentTemporal) started() ([]client.StartWorkflowOptions, []workflows.DocumentInput) {
+func (d *documentTemporal) started() ([]client.StartWorkflowOptions, []docwf.DocumentInput) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return append([]client.StartWorkflowOptions(nil), d.starts...), append([]workflows.DocumentInput(nil), d.inputs...)
+	return append([]client.StartWorkflowOptions(nil), d.starts...), append([]docwf.DocumentInput(nil), d.inputs...)
 }
 
 type fakeRun struct{ err error }
@@ -93,7 +95,7 @@ func (r fakeRun) GetWithOptions(context.Context, any, client.WorkflowRunGetOptio
 }
 
 type fakeUpdate struct {
-	res workflows.PasswordRetryResult
+	res docwf.PasswordRetryResult
 	err error
 }
 
@@ -104,7 +106,7 @@ func (u fakeUpdate) Get(_ context.Context, v any) error {
 	if u.err != nil {
 		return u.err
 	}
-	if p, ok := v.(*workflows.PasswordRetryResult); ok {
+	if p, ok := v.(*docwf.PasswordRetryResult); ok {
 		*p = u.res
 	}
 	return nil
@@ -135,11 +137,11 @@ func newDocumentHarness(t testing.TB) *documentHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := &activities.Documents{Store: h.Store, Box: box, Publisher: &activities.Webhooks{Store: h.Store, Temporal: dt},
+	docs := &docacts.Activities{Store: h.Store, Box: box, Publisher: &hookacts.Activities{Store: h.Store, Temporal: dt},
 		Logger: slog.New(slog.DiscardHandler)}
 	dt.correct = docs.CorrectDocument
-	dt.password = func(string) (workflows.PasswordRetryResult, error) {
-		return workflows.PasswordRetryResult{Status: docintel.StatusProcessing}, nil
+	dt.password = func(string) (docwf.PasswordRetryResult, error) {
+		return docwf.PasswordRetryResult{Status: docintel.StatusProcessing}, nil
 	}
 	return &documentHarness{Harness: h, temporal: dt, box: box}
 }
@@ -212,7 +214,7 @@ func TestUploadDocument(t *testing.T) {
 	if !ids.Valid(ids.Document, id) {
 		t.Fatalf("data.id %q is not a doc_ id", id)
 	}
-	d, err := h.Store.GetDocument(context.Background(), h.Org.ID, id)
+	d, err := h.Store.Documents.Get(context.Background(), h.Org.ID, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +234,7 @@ func TestUploadDocument(t *testing.T) {
 	if len(starts) != 1 {
 		t.Fatalf("%d pipeline starts", len(starts))
 	}
-	if wantOpts := workflows.DocumentStartOptions(inputs[0]); starts[0].ID != id || starts[0].TaskQueue != wantOpts.TaskQueue {
+	if wantOpts := docwf.DocumentStartOptions(inputs[0]); starts[0].ID != id || starts[0].TaskQueue != wantOpts.TaskQueue {
 		t.Errorf("start options %+v", starts[0])
 	}
 	if in := inputs[0]; in.DocumentID != id || in.OrgID != h.Org.ID || in.SHA256 != want || in.TypeHint != "npwp" ||
@@ -262,7 +264,7 @@ func TestUploadPasswordIsSealed(t *testing.T) {
 	res := h.upload(h.AdminKey, filePart(fixtures.NPWPEncryptedPDF(t)), field("password", fixtures.UserPassword))
 	wantStatus(t, res, 202)
 	id := str(res.Data(), "id")
-	d, err := h.Store.GetDocument(context.Background(), h.Org.ID, id)
+	d, err := h.Store.Documents.Get(context.Background(), h.Org.ID, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +440,7 @@ func newDocument(t testing.TB, h *apitest.Harness, org string, status docintel.S
 	ctx := context.Background()
 	d := &store.Document{ID: ids.New(ids.Document), OrgID: org, Filename: "card.pdf", Format: "pdf", Size: 10,
 		SHA256: strings.Repeat("ab", 32), BlobKey: blobs.KeyFor(strings.Repeat("ab", 32)), ExternalID: "ext-" + string(status)}
-	if err := h.Store.CreateDocument(ctx, d); err != nil {
+	if err := h.Store.Documents.Create(ctx, d); err != nil {
 		t.Fatal(err)
 	}
 	switch status {
@@ -451,18 +453,18 @@ func newDocument(t testing.TB, h *apitest.Harness, org string, status docintel.S
 				"name":        {Value: "BUDI SANTOSO", Confidence: 0.95, Required: true, Found: true},
 				"address":     {Required: true},
 			}, CreatedAt: time.Now()}
-		if err := h.Store.UpdateDocument(ctx, org, d.ID, store.DocumentUpdate{Status: docintel.StatusProcessing, Type: "npwp"}); err != nil {
+		if err := h.Store.Documents.Update(ctx, org, d.ID, store.DocumentUpdate{Status: docintel.StatusProcessing, Type: "npwp"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := h.Store.FinishDocument(ctx, x, time.Now()); err != nil {
+		if err := h.Store.Documents.Finish(ctx, x, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	default:
-		if err := h.Store.UpdateDocument(ctx, org, d.ID, store.DocumentUpdate{Status: status}); err != nil {
+		if err := h.Store.Documents.Update(ctx, org, d.ID, store.DocumentUpdate{Status: status}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := h.Store.GetDocument(ctx, org, d.ID)
+	got, err := h.Store.Documents.Get(ctx, org, d.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +476,7 @@ func newTemplate(t testing.TB, h *apitest.Harness, org string) *store.Template {
 	t.Helper()
 	tpl := &store.Template{ID: ids.New(ids.Template), OrgID: org, Type: "invoice", MustInclude: []string{"INVOICE"},
 		Fields: []docintel.TemplateField{{Name: "total", Label: "Total", Required: true}}, CreatedAt: time.Now()}
-	if err := h.Store.CreateTemplate(context.Background(), tpl); err != nil {
+	if err := h.Store.Documents.CreateTemplate(context.Background(), tpl); err != nil {
 		t.Fatal(err)
 	}
 	return tpl
@@ -559,21 +561,21 @@ func TestSubmitPassword(t *testing.T) {
 	wantStatus(t, h.Do("POST", path(waiting), h.AdminKey, map[string]any{"password": strings.Repeat("p", 1025)}), 400)
 
 	// The pipeline tries it and says it was wrong: the document waits again, without it.
-	h.temporal.password = func(id string) (workflows.PasswordRetryResult, error) {
-		d, _ := h.Store.GetDocument(context.Background(), h.Org.ID, id)
+	h.temporal.password = func(id string) (docwf.PasswordRetryResult, error) {
+		d, _ := h.Store.Documents.Get(context.Background(), h.Org.ID, id)
 		plain, err := h.box.Open(d.PasswordSealed, store.DocumentPasswordContext(id))
 		if d.Status != "processing" || err != nil || string(plain) != "guess" {
 			t.Errorf("while the pipeline tries it: status %s, password %q, %v", d.Status, plain, err)
 		}
-		return workflows.PasswordRetryResult{Status: docintel.StatusPasswordRequired},
-			h.Store.UpdateDocument(context.Background(), h.Org.ID, id, store.DocumentUpdate{Status: docintel.StatusPasswordRequired, ForgetPassword: true})
+		return docwf.PasswordRetryResult{Status: docintel.StatusPasswordRequired},
+			h.Store.Documents.Update(context.Background(), h.Org.ID, id, store.DocumentUpdate{Status: docintel.StatusPasswordRequired, ForgetPassword: true})
 	}
 	res := h.Do("POST", path(waiting), h.AdminKey, map[string]any{"password": "guess"})
 	wantStatus(t, res, 202)
 	if res.Data()["status"] != "password_required" {
 		t.Fatalf("after a wrong password: %s", res.Body)
 	}
-	if got := h.temporal.updates[0]; got.WorkflowID != waiting.ID || got.UpdateName != workflows.UpdateDocumentPassword ||
+	if got := h.temporal.updates[0]; got.WorkflowID != waiting.ID || got.UpdateName != docwf.UpdateDocumentPassword ||
 		got.WaitForStage != client.WorkflowUpdateStageCompleted {
 		t.Errorf("update %+v", got)
 	}
@@ -582,18 +584,18 @@ func TestSubmitPassword(t *testing.T) {
 	}
 
 	// The run refuses (it is not waiting): 409, and the claim is undone.
-	h.temporal.password = func(string) (workflows.PasswordRetryResult, error) {
-		return workflows.PasswordRetryResult{}, workflows.DocumentStateConflict("processing", "processing")
+	h.temporal.password = func(string) (docwf.PasswordRetryResult, error) {
+		return docwf.PasswordRetryResult{}, docwf.DocumentStateConflict("processing", "processing")
 	}
 	wantExactError(t, h.Do("POST", path(waiting), h.AdminKey, map[string]any{"password": "again"}), 409,
 		"state conflict: cannot transition processing → processing")
-	if d, _ := h.Store.GetDocument(context.Background(), h.Org.ID, waiting.ID); d.Status != "password_required" || d.PasswordSealed != "" {
+	if d, _ := h.Store.Documents.Get(context.Background(), h.Org.ID, waiting.ID); d.Status != "password_required" || d.PasswordSealed != "" {
 		t.Fatalf("after a refused update: %+v", d)
 	}
 
 	// The right one: processing.
-	h.temporal.password = func(string) (workflows.PasswordRetryResult, error) {
-		return workflows.PasswordRetryResult{Status: docintel.StatusProcessing}, nil
+	h.temporal.password = func(string) (docwf.PasswordRetryResult, error) {
+		return docwf.PasswordRetryResult{Status: docintel.StatusProcessing}, nil
 	}
 	res = h.Do("POST", path(waiting), h.AdminKey, map[string]any{"password": fixtures.UserPassword})
 	wantStatus(t, res, 202)
@@ -619,7 +621,7 @@ func TestCorrectDocument(t *testing.T) {
 	unbound := h.Key("extractions:write")
 	wantExactError(t, h.Do("POST", path, unbound, body), 422, api.ErrNotBound)
 	reviewer := &store.User{ID: ids.New(ids.User), OrgID: h.Org.ID, Email: "rev@example.com", Name: "Rev", Role: "reviewer"}
-	if err := h.Store.CreateUser(context.Background(), reviewer); err != nil {
+	if err := h.Store.Users.Create(context.Background(), reviewer); err != nil {
 		t.Fatal(err)
 	}
 	key, _ := h.KeyWith(apitest.KeySpec{Scopes: []string{"extractions:write"}, ActAsUserID: reviewer.ID})
@@ -766,4 +768,34 @@ func FuzzUploadDocument(f *testing.F) {
 			t.Fatalf("temporary files left: %v", left)
 		}
 	})
+}
+
+// TestDocumentsWithoutSecretsKey: documents do not depend on the webhooks' machinery. Without
+// config secrets.key the webhook endpoints answer 503, a document without a password is
+// accepted all the same, and only sealing a password (at upload or later) answers 503.
+func TestDocumentsWithoutSecretsKey(t *testing.T) {
+	dt := &documentTemporal{}
+	h := &documentHarness{Harness: apitest.New(t, apitest.Options{Temporal: dt, Config: func(c *config.Config) {
+		c.Secrets.Key = ""
+		c.Documents.MaxUploadBytes = testUploadCap
+	}}), temporal: dt}
+	h.NoRateLimits(h.Org.ID)
+
+	wantExactError(t, h.Do("POST", "/api/webhooks", h.AdminKey, map[string]any{"url": "https://example.com/hook", "events": []string{"*"}}),
+		503, api.ErrUnavailable)
+	wantStatus(t, h.upload(h.AdminKey, filePart(fixtures.NPWPTextPDF(t))), 202)
+	wantExactError(t, h.upload(h.AdminKey, filePart(fixtures.NPWPEncryptedPDF(t)), field("password", fixtures.UserPassword)),
+		503, api.ErrUnavailable)
+
+	d := &store.Document{ID: ids.New(ids.Document), OrgID: h.Org.ID, Filename: "locked.pdf", Format: "pdf", BlobKey: "none"}
+	if err := h.Store.Documents.Create(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Store.DB.Model(&store.Document{}).Where("id = ?", d.ID).Update("status", string(docintel.StatusPasswordRequired)).Error; err != nil {
+		t.Fatal(err)
+	}
+	wantExactError(t, h.Do("POST", "/api/documents/"+d.ID+"/password", h.AdminKey, map[string]any{"password": "x"}), 503, api.ErrUnavailable)
+	if got, err := h.Store.Documents.Get(context.Background(), h.Org.ID, d.ID); err != nil || got.Status != string(docintel.StatusPasswordRequired) {
+		t.Fatalf("document after a refused password: %+v, %v", got, err)
+	}
 }

@@ -39,7 +39,8 @@ func (s *Server) idempotency(r Route) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if r.Body == BodyMultipart {
 			// An upload is streamed by its handler, never held in memory: the handler reads the
-			// externalId form field and calls idempotent itself once it has read the body.
+			// externalId form field and calls Idempotent itself once it has read the body.
+			c.Set(ctxIdempotent, func(extID, hash string, next func()) { s.idempotent(c, extID, hash, next) })
 			c.Next()
 			return
 		}
@@ -75,12 +76,12 @@ func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
 	now := s.Now().UTC()
 	s.purgeIdempotency(c, now)
 	rec := &store.IdempotencyRecord{
-		ID: randomID("idm_"), OrgID: p.OrgID, Environment: p.Environment, Endpoint: endpoint,
+		ID: RandomID("idm_"), OrgID: p.OrgID, Environment: p.Environment, Endpoint: endpoint,
 		ExternalID: extID, RequestHash: hash, CreatedAt: now, ExpiresAt: now.Add(s.Config.Idempotency.Window),
 	}
 	deadline := time.Now().Add(idempotencyWait)
 	for {
-		existing, err := s.Store.ClaimIdempotency(c.Request.Context(), rec)
+		existing, err := s.Store.Idempotency.Claim(c.Request.Context(), rec)
 		if err != nil {
 			Internal(c, err)
 			return
@@ -89,7 +90,7 @@ func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
 			break // ours: run the handler
 		}
 		if !now.Before(existing.ExpiresAt) || existing.State == store.IdempotencyPending && now.Sub(existing.CreatedAt) >= idempotencyLease {
-			if err := s.Store.ReleaseIdempotency(c.Request.Context(), existing.ID); err != nil {
+			if err := s.Store.Idempotency.Release(c.Request.Context(), existing.ID); err != nil {
 				Internal(c, err)
 				return
 			}
@@ -120,7 +121,7 @@ func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
 	done := false
 	defer func() {
 		if !done { // the handler panicked: forget, so a retry can run
-			_ = s.Store.ReleaseIdempotency(context.WithoutCancel(c.Request.Context()), rec.ID)
+			_ = s.Store.Idempotency.Release(context.WithoutCancel(c.Request.Context()), rec.ID)
 		}
 	}()
 	next()
@@ -129,9 +130,9 @@ func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
 	status := c.Writer.Status()
 	var err error
 	if b := w.body(); status >= 200 && status <= 299 && json.Valid(b) {
-		err = s.Store.CompleteIdempotency(ctx, rec.ID, status, b)
+		err = s.Store.Idempotency.Complete(ctx, rec.ID, status, b)
 	} else {
-		err = s.Store.ReleaseIdempotency(ctx, rec.ID)
+		err = s.Store.Idempotency.Release(ctx, rec.ID)
 	}
 	if err != nil {
 		Logger(c).Error("idempotency record", "externalId", extID, "error", err)
@@ -160,7 +161,7 @@ func (s *Server) awaitIdempotency(c *gin.Context, id string, deadline time.Time)
 			return nil, c.Request.Context().Err()
 		case <-t.C:
 		}
-		rec, err := s.Store.GetIdempotency(c.Request.Context(), id)
+		rec, err := s.Store.Idempotency.Get(c.Request.Context(), id)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, nil
 		}
@@ -220,13 +221,13 @@ func (s *Server) purgeIdempotency(c *gin.Context, now time.Time) {
 	if !s.sec.due(&s.sec.idempotencyPurged, now, time.Minute) {
 		return
 	}
-	if err := s.Store.PurgeIdempotency(c.Request.Context(), now); err != nil {
+	if err := s.Store.Idempotency.Purge(c.Request.Context(), now); err != nil {
 		Logger(c).Warn("purge idempotency records", "error", err)
 	}
 }
 
-// randomID is prefix plus 24 random hex characters, for internal records.
-func randomID(prefix string) string {
+// RandomID is prefix plus 24 random hex characters, for internal records.
+func RandomID(prefix string) string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return prefix + hex.EncodeToString(b[:])

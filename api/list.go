@@ -216,8 +216,8 @@ func Views[T, V any](rows []T, view func(*T) V) []V {
 	return out
 }
 
-// nonNil is s, or an empty slice when s is nil, so it shows as [] in JSON, never null.
-func nonNil[T any](s []T) []T {
+// NonNil is s, or an empty slice when s is nil, so it shows as [] in JSON, never null.
+func NonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}

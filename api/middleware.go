@@ -22,7 +22,11 @@ const (
 	ctxLogger    = "svc.logger"
 	ctxRawBody   = "svc.rawBody"
 	ctxPrincipal = "svc.principal"
-	ctxRoute     = "svc.route"
+	// ctxIdempotent holds the idempotency of a multipart route, for Idempotent.
+	ctxIdempotent = "svc.idempotent"
+	// ctxForgetKeys holds the key cache's clear, for ForgetKeys.
+	ctxForgetKeys = "svc.forgetKeys"
+	ctxRoute      = "svc.route"
 )
 
 func (s *Server) buildEngine() *gin.Engine {
@@ -42,7 +46,8 @@ func (s *Server) buildEngine() *gin.Engine {
 }
 
 // routeMiddleware is the per-route chain, in order: route info, body checks, authentication, rate
-// limit (per key; per client IP for public routes with a bucket, i.e. login), scope check, audit
+// limit (per key; per client IP for public routes with a bucket, i.e. login), the organisation's
+// capability for the route's product, scope check, audit
 // of writes, idempotency (routes marked Idempotent), then the handler.
 func (s *Server) routeMiddleware(r Route) []gin.HandlerFunc {
 	chain := []gin.HandlerFunc{
@@ -51,11 +56,15 @@ func (s *Server) routeMiddleware(r Route) []gin.HandlerFunc {
 		s.bodyCheck(r),
 	}
 	if !r.Public {
-		chain = append(chain, s.authenticate, s.rateLimit(r), s.requireScope(r.Scope))
+		chain = append(chain, s.authenticate, s.rateLimit(r))
+		if r.Product != "" {
+			chain = append(chain, s.requireCapability(r.Product))
+		}
+		chain = append(chain, s.requireScope(r.Scope))
 	} else if r.Bucket != "" {
 		chain = append(chain, s.rateLimitByIP(r))
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || r.AuditReads {
 		chain = append(chain, s.auditWrites(r))
 	}
 	if r.Idempotent {
@@ -75,6 +84,7 @@ func (s *Server) requestID(c *gin.Context) {
 	c.Set(ctxRequestID, id)
 	c.Header(HeaderRequestID, id)
 	c.Set(ctxLogger, s.Logger.With("requestId", id))
+	c.Set(ctxForgetKeys, s.forgetCached)
 	c.Next()
 }
 

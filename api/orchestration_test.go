@@ -12,8 +12,9 @@ import (
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
-	"github.com/svcplatform/svc/ids"
-	"github.com/svcplatform/svc/orchestration"
+	orchapi "github.com/svcplatform/svc/api/orchestration"
+	"github.com/svcplatform/svc/internal/ids"
+	"github.com/svcplatform/svc/internal/orchestration"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -29,7 +30,7 @@ const linearDefinition = `{"nodes": [
 // newWorkflow stores a workflow of org with linearDefinition.
 func newWorkflow(t testing.TB, h *apitest.Harness, org string) *store.Workflow {
 	t.Helper()
-	w, _, err := h.Store.CreateWorkflow(context.Background(), org, "wf-"+strings.ToLower(ids.New(ids.Workflow)[10:]), "Test", linearDefinition, "")
+	w, _, err := h.Store.Orchestration.CreateWorkflow(context.Background(), org, "wf-"+strings.ToLower(ids.New(ids.Workflow)[10:]), "Test", linearDefinition, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,22 +44,22 @@ func newExecution(t testing.TB, h *apitest.Harness, org, status string) *store.E
 	w := newWorkflow(t, h, org)
 	e := &store.Execution{ID: ids.New(ids.Execution), OrgID: org, WorkflowID: w.ID, WorkflowSlug: w.Slug, WorkflowVersion: 1,
 		Inputs: map[string]any{"amount": 5.0}, StartedBy: "usr_starter", RunID: "run-1"}
-	if err := h.Store.CreateExecution(ctx, e); err != nil {
+	if err := h.Store.Orchestration.CreateExecution(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	if status == orchestration.ExecutionPending {
 		return e
 	}
-	if err := h.Store.MarkExecutionRunning(ctx, e, time.Now()); err != nil {
+	if err := h.Store.Orchestration.MarkExecutionRunning(ctx, e, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if orchestration.Terminal(status) {
 		end := store.ExecutionEnd{Status: status, CompletedAt: time.Now(), Output: map[string]any{"ok": true}}
-		if err := h.Store.FinishExecution(ctx, org, e.ID, end); err != nil {
+		if err := h.Store.Orchestration.FinishExecution(ctx, org, e.ID, end); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := h.Store.GetExecution(ctx, org, e.ID)
+	got, err := h.Store.Orchestration.GetExecution(ctx, org, e.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,12 +73,12 @@ func newApproval(t testing.TB, h *apitest.Harness, e *store.Execution, assignTo 
 	now := time.Now().UTC()
 	st := &store.Step{ID: ids.New(ids.Step), OrgID: e.OrgID, ExecutionID: e.ID, NodeID: "review", Kind: "human_approval",
 		Status: orchestration.StepRunning, Attempts: 1, StartedAt: now}
-	if err := h.Store.SaveStep(ctx, st); err != nil {
+	if err := h.Store.Orchestration.SaveStep(ctx, st); err != nil {
 		t.Fatal(err)
 	}
 	a := &store.Approval{ID: ids.New(ids.Approval), OrgID: e.OrgID, ExecutionID: e.ID, StepID: st.ID, NodeID: "review",
 		ActionLabel: "Pay 5 EUR?", AssignTo: assignTo, Data: map[string]any{"amount": 5.0}, StartedBy: e.StartedBy, CreatedAt: now}
-	if err := h.Store.CreateApproval(ctx, a); err != nil {
+	if err := h.Store.Orchestration.CreateApproval(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	return a
@@ -236,7 +237,7 @@ func TestStartExecutionRefusals(t *testing.T) {
 		{"version that does not exist", path, map[string]any{"version": 2}, 400, "version"},
 		{"externalId empty", path, map[string]any{"externalId": ""}, 400, "externalId"},
 		{"unknown field", path, map[string]any{"input": map[string]any{}}, 400, "input"},
-		{"inputs too large", path, map[string]any{"inputs": map[string]any{"blob": strings.Repeat("x", api.MaxInputsBytes)}}, 413, ""},
+		{"inputs too large", path, map[string]any{"inputs": map[string]any{"blob": strings.Repeat("x", orchapi.MaxInputsBytes)}}, 413, ""},
 		{"unknown workflow", "/api/workflows/nope/executions", map[string]any{}, 404, ""},
 		{"no Temporal", path, map[string]any{"inputs": map[string]any{"amount": 5}}, 503, ""},
 	}
@@ -366,7 +367,7 @@ func TestApprovalsReadAndRefusals(t *testing.T) {
 		t.Error("a comment over 2000 characters must be refused")
 	}
 	wantExactError(t, h.Do("POST", "/api/approvals/apr_absent/approve", bound, map[string]any{}), 404, api.ErrNotFound)
-	if got, _ := h.Store.GetApproval(context.Background(), h.Org.ID, a.ID); got.Status != orchestration.ApprovalPending {
+	if got, _ := h.Store.Orchestration.GetApproval(context.Background(), h.Org.ID, a.ID); got.Status != orchestration.ApprovalPending {
 		t.Errorf("a refused call changed the approval: %s", got.Status)
 	}
 }

@@ -6,12 +6,11 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/svcplatform/svc/ratelimit"
+	"github.com/svcplatform/svc/internal/ratelimit"
 )
 
 // Rate-limit response headers (SPEC 8.2).
@@ -39,18 +38,6 @@ func DefaultRateLimits() map[string]ratelimit.Rule {
 // overrideTTL is how long a process reuses an organisation's overrides; a change applies within it.
 const overrideTTL = 30 * time.Second
 
-// overrideCache holds per-organisation rules loaded from the database.
-type overrideCache struct {
-	ttl     time.Duration
-	mu      sync.Mutex
-	entries map[string]overrideEntry
-}
-
-type overrideEntry struct {
-	rules map[string]ratelimit.Rule
-	at    time.Time
-}
-
 // ruleFor is the rule of bucket for the organisation: its override, or the default.
 func (s *Server) ruleFor(c *gin.Context, orgID, bucket string) ratelimit.Rule {
 	def, ok := s.sec.defaults[bucket]
@@ -60,28 +47,23 @@ func (s *Server) ruleFor(c *gin.Context, orgID, bucket string) ratelimit.Rule {
 	if orgID == "" {
 		return def
 	}
-	oc := s.sec.overrides
 	now := s.Now()
-	oc.mu.Lock()
-	e, ok := oc.entries[orgID]
-	oc.mu.Unlock()
-	if !ok || now.Sub(e.at) >= oc.ttl || now.Before(e.at) {
-		rows, err := s.Store.RateLimitOverrides(c.Request.Context(), orgID)
+	rules, ok := s.sec.overrides.get(orgID, now)
+	if !ok {
+		rows, err := s.Store.RateLimits.Overrides(c.Request.Context(), orgID)
 		if err != nil {
 			Logger(c).Warn("load rate-limit overrides", "orgId", orgID, "error", err)
 			return def
 		}
-		e = overrideEntry{rules: map[string]ratelimit.Rule{}, at: now}
+		rules = map[string]ratelimit.Rule{}
 		for _, o := range rows {
 			if o.MaxRequests > 0 && o.WindowSeconds > 0 {
-				e.rules[o.Bucket] = ratelimit.Rule{Limit: o.MaxRequests, Window: time.Duration(o.WindowSeconds) * time.Second}
+				rules[o.Bucket] = ratelimit.Rule{Limit: o.MaxRequests, Window: time.Duration(o.WindowSeconds) * time.Second}
 			}
 		}
-		oc.mu.Lock()
-		oc.entries[orgID] = e
-		oc.mu.Unlock()
+		s.sec.overrides.put(orgID, rules, now)
 	}
-	if r, ok := e.rules[bucket]; ok {
+	if r, ok := rules[bucket]; ok {
 		return r
 	}
 	return def

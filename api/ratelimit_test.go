@@ -8,7 +8,7 @@ import (
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
-	"github.com/svcplatform/svc/ratelimit"
+	"github.com/svcplatform/svc/internal/ratelimit"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/store/storetest"
 )
@@ -24,7 +24,7 @@ func rateLimitStores(t *testing.T, fn func(t *testing.T, o apitest.Options)) {
 
 func setLimit(t *testing.T, h *apitest.Harness, orgID, bucket string, limit, windowSeconds int) {
 	t.Helper()
-	if err := h.Store.SetRateLimitOverride(context.Background(), store.RateLimitOverride{
+	if err := h.Store.RateLimits.SetOverride(context.Background(), store.RateLimitOverride{
 		OrgID: orgID, Bucket: bucket, MaxRequests: limit, WindowSeconds: windowSeconds}); err != nil {
 		t.Fatal(err)
 	}

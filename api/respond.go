@@ -25,6 +25,7 @@ const (
 	ErrTooLarge         = "payload too large"
 	ErrUnsupportedMedia = "unsupported media type"
 	ErrMethodNotAllowed = "method not allowed"
+	ErrCapability       = "org capability disabled"
 
 	ErrBadCredentials       = "invalid email or password"
 	ErrCSRF                 = "missing or invalid CSRF token"
@@ -141,7 +142,7 @@ func StateConflictMessage(from, to string) string {
 // Loaded reports whether a store lookup succeeded. Otherwise it answers 404 not found for
 // store.ErrNotFound (absent, or another organisation's) or 500 for anything else, and returns false:
 //
-//	k, err := s.Store.GetAPIKey(c.Request.Context(), orgID, PathID(c))
+//	k, err := s.Store.Keys.Get(c.Request.Context(), orgID, PathID(c))
 //	if !Loaded(c, err) {
 //		return
 //	}

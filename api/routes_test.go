@@ -3,11 +3,13 @@ package api_test
 import (
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
 	"github.com/svcplatform/svc/config"
+	"github.com/svcplatform/svc/internal/auth"
 )
 
 var pathParam = regexp.MustCompile(`:[A-Za-z0-9_]+`)
@@ -112,4 +114,46 @@ func lowerSecret(key string) string {
 		}
 	}
 	return string(b)
+}
+
+// TestRoutesBelongToProducts: every product route carries its product (organisation
+// capabilities are checked by it), and the platform's own routes (health, metrics, OpenAPI,
+// sessions, keys, users, audit log, the caller's identity) carry none.
+func TestRoutesBelongToProducts(t *testing.T) {
+	h := apitest.New(t, apitest.Options{})
+	platform := regexp.MustCompile(`^/(healthz|readyz|metrics|openapi\.json|api/auth/|api/api-keys|api/users|api/audit-logs|api/organization|identity/api/auth/me)`)
+	byPrefix := map[string]string{
+		"/api/pings": auth.ProductOrchestration, "/api/workflows": auth.ProductOrchestration,
+		"/api/executions": auth.ProductOrchestration, "/api/approvals": auth.ProductOrchestration,
+		"/api/documents": auth.ProductDocuments, "/api/templates": auth.ProductDocuments,
+		"/api/webhooks": auth.ProductWebhooks, "/api/identity": auth.ProductIdentity,
+		"/api/screenings": auth.ProductScreening, "/api/screening-lists": auth.ProductScreening,
+		"/api/transactions/evaluate": auth.ProductFraud, "/api/evaluate": auth.ProductFraud, "/api/lookup": auth.ProductFraud,
+		"/api/device-session": auth.ProductFraud, "/api/decisions": auth.ProductFraud, "/api/rulesets": auth.ProductFraud,
+		"/api/backtests": auth.ProductFraud,
+	}
+	seen := map[string]bool{}
+	for _, r := range h.Server.RouteTable() {
+		if platform.MatchString(r.Path) {
+			if r.Product != "" {
+				t.Errorf("%s %s: platform route with product %q", r.Method, r.Path, r.Product)
+			}
+			continue
+		}
+		want := ""
+		for prefix, p := range byPrefix {
+			if r.Path == prefix || strings.HasPrefix(r.Path, prefix+"/") {
+				want = p
+			}
+		}
+		if want == "" || r.Product != want {
+			t.Errorf("%s %s: product %q, want %q", r.Method, r.Path, r.Product, want)
+		}
+		seen[r.Product] = true
+	}
+	for _, p := range []string{auth.ProductOrchestration, auth.ProductDocuments, auth.ProductWebhooks, auth.ProductScreening, auth.ProductFraud} {
+		if !seen[p] {
+			t.Errorf("no route of product %s", p)
+		}
+	}
 }

@@ -5,16 +5,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/svcplatform/svc/ratelimit"
+	"github.com/svcplatform/svc/internal/auth"
+	"github.com/svcplatform/svc/internal/ratelimit"
 )
 
 // security is the per-process state of the common request handling: the rate limiter and its
-// per-organisation overrides, the key-lookup cache, trusted proxies and periodic upkeep.
+// per-organisation overrides, the key and capability caches, trusted proxies and periodic upkeep.
 type security struct {
 	limiter   *ratelimit.Limiter
 	defaults  map[string]ratelimit.Rule
-	overrides *overrideCache
-	keys      *keyCache
+	overrides *ttlCache[map[string]ratelimit.Rule]
+	keys      *ttlCache[keyEntry]
+	orgs      *ttlCache[auth.Capabilities]
 	trusted   []netip.Prefix
 
 	mu                sync.Mutex
@@ -33,8 +35,9 @@ func newSecurity(d Deps) *security {
 	sec := &security{
 		limiter:   ratelimit.New(counters, d.Now),
 		defaults:  DefaultRateLimits(),
-		overrides: &overrideCache{ttl: overrideTTL, entries: map[string]overrideEntry{}},
-		keys:      &keyCache{ttl: d.Config.Auth.KeyCacheTTL, entries: map[string]keyEntry{}},
+		overrides: newTTLCache[map[string]ratelimit.Rule](overrideTTL),
+		keys:      newTTLCache[keyEntry](d.Config.Auth.KeyCacheTTL),
+		orgs:      newTTLCache[auth.Capabilities](d.Config.Auth.KeyCacheTTL),
 	}
 	for _, p := range d.Config.HTTP.TrustedProxies {
 		if pfx, err := netip.ParsePrefix(p); err == nil { // config.Validate has refused bad ones

@@ -1,4 +1,6 @@
 // Package api is svc's REST contract: one route table, one set of middleware, one way to answer.
+// The platform's routes live here; each product's routes come from api/<product> (see Product),
+// and the list of products is built in one place, api/products.
 package api
 
 import (
@@ -12,10 +14,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 
-	"github.com/svcplatform/svc/activities"
-	"github.com/svcplatform/svc/blobs"
 	"github.com/svcplatform/svc/config"
-	"github.com/svcplatform/svc/ratelimit"
+	"github.com/svcplatform/svc/internal/blobs"
+	"github.com/svcplatform/svc/internal/ratelimit"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -31,7 +32,8 @@ type Deps struct {
 	Now func() time.Time
 	// RateLimits stores rate-limit counters; nil means config ratelimit.store (database or memory).
 	RateLimits ratelimit.Store
-	// Blobs keeps uploaded files; nil means a local directory at config documents.blob_dir.
+	// Blobs keeps uploaded files (the documents product); nil means a local directory at
+	// config documents.blob_dir.
 	Blobs blobs.Store
 }
 
@@ -42,16 +44,11 @@ type Server struct {
 	metrics *httpMetrics
 	routes  []Route
 	sec     *security
-	// hooks seals webhook secrets, checks target URLs and starts deliveries; nil, with hooksErr
-	// saying why, when config lacks secrets.key: the webhook endpoints then answer 503.
-	hooks    *activities.Webhooks
-	hooksErr error
-	// blobsErr says why Blobs is nil (the blob directory cannot be made): uploads answer 503.
-	blobsErr error
 }
 
-// New builds the API with every route of the route table.
-func New(d Deps) *Server {
+// New builds the API: the platform's routes plus those of products (api/products.All builds
+// them), in one route table.
+func New(d Deps, products ...Product) *Server {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
@@ -65,15 +62,10 @@ func New(d Deps) *Server {
 	s := &Server{Deps: d}
 	s.metrics = newHTTPMetrics(d.Registry)
 	s.sec = newSecurity(s.Deps)
-	s.hooks, s.hooksErr = activities.NewWebhooks(d.Config, d.Store, d.Temporal, d.Logger)
-	if s.Blobs == nil {
-		if l, err := blobs.NewLocal(d.Config.BlobDir()); err == nil {
-			s.Blobs = l
-		} else {
-			s.blobsErr = err
-		}
+	s.routes = s.platformRoutes()
+	for _, p := range products {
+		s.routes = append(s.routes, p.Routes()...)
 	}
-	s.routes = s.Routes()
 	s.engine = s.buildEngine()
 	return s
 }

@@ -15,10 +15,11 @@ import (
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
 	"github.com/svcplatform/svc/config"
-	"github.com/svcplatform/svc/secrets"
+	"github.com/svcplatform/svc/internal/secrets"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/webhook"
 	"github.com/svcplatform/svc/workflows"
+	hookwf "github.com/svcplatform/svc/workflows/webhooks"
 )
 
 // workflowStarts stands in for the Temporal service, which e2e/webhooks_test.go runs for real:
@@ -27,7 +28,7 @@ type workflowStarts struct {
 	client.Client
 	mu     sync.Mutex
 	starts []client.StartWorkflowOptions
-	inputs []workflows.WebhookDeliveryInput
+	inputs []hookwf.WebhookDeliveryInput
 	fail   error
 }
 
@@ -37,20 +38,20 @@ func (w *workflowStarts) ExecuteWorkflow(_ context.Context, o client.StartWorkfl
 	if w.fail != nil {
 		return nil, w.fail
 	}
-	if wf != workflows.WebhookDeliveryName || len(args) != 1 {
+	if wf != hookwf.WebhookDeliveryName || len(args) != 1 {
 		return nil, fmt.Errorf("unexpected start of %v", wf)
 	}
 	w.starts = append(w.starts, o)
-	w.inputs = append(w.inputs, args[0].(workflows.WebhookDeliveryInput))
+	w.inputs = append(w.inputs, args[0].(hookwf.WebhookDeliveryInput))
 	return nil, nil
 }
 
-func (w *workflowStarts) last() (client.StartWorkflowOptions, workflows.WebhookDeliveryInput, int) {
+func (w *workflowStarts) last() (client.StartWorkflowOptions, hookwf.WebhookDeliveryInput, int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := len(w.starts)
 	if n == 0 {
-		return client.StartWorkflowOptions{}, workflows.WebhookDeliveryInput{}, 0
+		return client.StartWorkflowOptions{}, hookwf.WebhookDeliveryInput{}, 0
 	}
 	return w.starts[n-1], w.inputs[n-1], n
 }
@@ -114,7 +115,7 @@ func TestWebhookCreateShowsSecretOnce(t *testing.T) {
 			t.Fatalf("GET %s shows the secret: %s", path, res.Body)
 		}
 	}
-	sub, err := h.Store.GetWebhook(context.Background(), h.Org.ID, id)
+	sub, err := h.Store.Webhooks.Get(context.Background(), h.Org.ID, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestWebhookRotateSecret(t *testing.T) {
 	if inner == nil || str(inner, "secret") != fresh || str(r, "id") != str(d, "id") || !strings.HasPrefix(fresh, webhook.SecretPrefix) || fresh == str(d, "secret") {
 		t.Fatalf("rotated = %s", res.Body)
 	}
-	sub, _ := h.Store.GetWebhook(context.Background(), h.Org.ID, str(d, "id"))
+	sub, _ := h.Store.Webhooks.Get(context.Background(), h.Org.ID, str(d, "id"))
 	if got, err := store.WebhookSecret(box, sub); err != nil || string(got) != fresh {
 		t.Fatalf("stored secret is not the new one: %v", err)
 	}
@@ -290,7 +291,7 @@ func TestWebhookTestAndRedeliver(t *testing.T) {
 	// The worker records attempts; the log shows them.
 	at := h.Clock.Now().Add(-time.Second)
 	next := at.Add(time.Second)
-	if err := h.Store.RecordAttempt(context.Background(), store.DeliveryAttempt{DeliveryID: str(del, "id"), Attempt: 1, OrgID: h.Org.ID,
+	if err := h.Store.Webhooks.RecordAttempt(context.Background(), store.DeliveryAttempt{DeliveryID: str(del, "id"), Attempt: 1, OrgID: h.Org.ID,
 		AttemptedAt: at, StatusCode: 503, LatencyMs: 12, RetryAfterSeconds: 1, ResponseBody: "busy"}, webhook.StatusFailed, &next); err != nil {
 		t.Fatal(err)
 	}
@@ -340,13 +341,13 @@ func TestWebhookDeliveryLogPages(t *testing.T) {
 	var made []string
 	for i := 0; i < 25; i++ {
 		h.Clock.Advance(time.Millisecond)
-		del, err := h.Store.CreateTestDelivery(context.Background(), h.Org.ID, str(d, "id"), h.Clock.Now())
+		del, err := h.Store.Webhooks.CreateTestDelivery(context.Background(), h.Org.ID, str(d, "id"), h.Clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
 		made = append(made, del.ID)
 	}
-	if err := h.Store.DropDelivery(context.Background(), h.Org.ID, made[3], "test"); err != nil {
+	if err := h.Store.Webhooks.DropDelivery(context.Background(), h.Org.ID, made[3], "test"); err != nil {
 		t.Fatal(err)
 	}
 	var seen []string

@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/svcplatform/svc/api"
-	"github.com/svcplatform/svc/auth"
-	"github.com/svcplatform/svc/docintel"
-	"github.com/svcplatform/svc/docintel/fixtures"
-	"github.com/svcplatform/svc/events"
+	"github.com/svcplatform/svc/internal/auth"
+	docintel "github.com/svcplatform/svc/internal/documents"
+	"github.com/svcplatform/svc/internal/documents/fixtures"
+	"github.com/svcplatform/svc/internal/events"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -46,7 +46,7 @@ func newDocEnv(e *env) (*docEnv, error) {
 	d := &docEnv{env: e, orgID: boot.Org.ID, key: boot.Secret, done: newFinals(),
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
 	final := []string{events.DocumentExtracted, events.DocumentRequiresReview, events.DocumentFailed}
-	if _, _, err := e.stack.App.Store.CreateWebhook(context.Background(), e.hooks.Box, d.orgID, d.done.srv.URL+"/final", final, true); err != nil {
+	if _, _, err := e.stack.App.Store.Webhooks.Create(context.Background(), e.hooks.Box, d.orgID, d.done.srv.URL+"/final", final, true); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -56,13 +56,13 @@ func newDocEnv(e *env) (*docEnv, error) {
 func newBenchOrg(e *env, name, email string) (*store.BootstrapResult, error) {
 	ctx := context.Background()
 	st := e.stack.App.Store
-	boot, err := st.Bootstrap(ctx, store.BootstrapInput{OrgName: name, Email: email,
+	boot, err := st.Orgs.Bootstrap(ctx, store.BootstrapInput{OrgName: name, Email: email,
 		UserName: "bench", Role: auth.RoleAdmin, Environment: e.stack.Config.Environment, Now: time.Now()})
 	if err != nil {
 		return nil, err
 	}
 	for bucket := range api.DefaultRateLimits() {
-		if err := st.SetRateLimitOverride(ctx, store.RateLimitOverride{OrgID: boot.Org.ID, Bucket: bucket, MaxRequests: 1 << 30, WindowSeconds: 60}); err != nil {
+		if err := st.RateLimits.SetOverride(ctx, store.RateLimitOverride{OrgID: boot.Org.ID, Bucket: bucket, MaxRequests: 1 << 30, WindowSeconds: 60}); err != nil {
 			return nil, err
 		}
 	}

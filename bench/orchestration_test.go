@@ -14,10 +14,10 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/svcplatform/svc/events"
-	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/internal/events"
+	"github.com/svcplatform/svc/internal/ids"
 	"github.com/svcplatform/svc/store"
-	"github.com/svcplatform/svc/workflows"
+	orchwf "github.com/svcplatform/svc/workflows/orchestration"
 )
 
 // startConcurrency is how many clients start executions at once in BenchmarkExecutionStarts,
@@ -71,13 +71,13 @@ func newOrchEnv(e *env) (*orchEnv, error) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"score": 0.9}`))
 	}))
-	if o.parked, _, err = st.CreateWorkflow(ctx, o.orgID, "parked", "Parked", parkedDefinition, boot.User.ID); err != nil {
+	if o.parked, _, err = st.Orchestration.CreateWorkflow(ctx, o.orgID, "parked", "Parked", parkedDefinition, boot.User.ID); err != nil {
 		return nil, err
 	}
-	if o.threeNode, _, err = st.CreateWorkflow(ctx, o.orgID, "three-nodes", "Three nodes", threeNodeDefinition(scoring.URL), boot.User.ID); err != nil {
+	if o.threeNode, _, err = st.Orchestration.CreateWorkflow(ctx, o.orgID, "three-nodes", "Three nodes", threeNodeDefinition(scoring.URL), boot.User.ID); err != nil {
 		return nil, err
 	}
-	if _, _, err := st.CreateWebhook(ctx, e.hooks.Box, o.orgID, o.completed.srv.URL+"/completed", []string{events.WorkflowExecutionCompleted}, true); err != nil {
+	if _, _, err := st.Webhooks.Create(ctx, e.hooks.Box, o.orgID, o.completed.srv.URL+"/completed", []string{events.WorkflowExecutionCompleted}, true); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -97,9 +97,9 @@ func (o *orchEnv) startAPI(w *store.Workflow) (string, error) {
 // startSDK starts the same Execution workflow with the Temporal SDK directly, as the API does
 // but without HTTP, authentication, rate limiting, the execution row and the audit record.
 func (o *orchEnv) startSDK(ctx context.Context, w *store.Workflow) (client.WorkflowRun, error) {
-	in := workflows.ExecutionInput{ExecutionID: ids.New(ids.Execution), OrgID: o.orgID, WorkflowID: w.ID, WorkflowSlug: w.Slug,
+	in := orchwf.ExecutionInput{ExecutionID: ids.New(ids.Execution), OrgID: o.orgID, WorkflowID: w.ID, WorkflowSlug: w.Slug,
 		WorkflowVersion: 1, Inputs: map[string]any{"customerId": "cus_bench", "amount": 250}}
-	run, err := o.stack.App.Temporal.ExecuteWorkflow(ctx, workflows.ExecutionStartOptions(in), workflows.ExecutionWorkflowName, in)
+	run, err := o.stack.App.Temporal.ExecuteWorkflow(ctx, orchwf.ExecutionStartOptions(in), orchwf.ExecutionWorkflowName, in)
 	if err == nil {
 		o.started.Add(1)
 	}

@@ -19,11 +19,11 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/svcplatform/svc/activities"
+	hookacts "github.com/svcplatform/svc/activities/webhooks"
 	"github.com/svcplatform/svc/config"
-	"github.com/svcplatform/svc/devserver"
-	"github.com/svcplatform/svc/devstack"
-	"github.com/svcplatform/svc/events"
+	"github.com/svcplatform/svc/internal/devserver"
+	"github.com/svcplatform/svc/internal/devstack"
+	"github.com/svcplatform/svc/internal/events"
 	"github.com/svcplatform/svc/webhook"
 	"github.com/svcplatform/svc/workflows"
 )
@@ -41,7 +41,7 @@ func emptyWorkflow(workflow.Context) error { return nil }
 type env struct {
 	dir      string
 	stack    *devstack.Stack
-	hooks    *activities.Webhooks
+	hooks    *hookacts.Activities
 	baseline sdkworker.Worker
 	rcv      *arrivals
 	url      string
@@ -114,7 +114,7 @@ func boot() (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := activities.NewWebhooks(s.Config, s.App.Store, s.App.Temporal, logger)
+	hooks, err := hookacts.New(s.Config, s.App.Store, s.App.Temporal, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -172,12 +172,12 @@ func (a *arrivals) expect(eventID string, n int) <-chan time.Time {
 func (e *env) subscribeOrg(b *testing.B, n int) string {
 	b.Helper()
 	ctx := context.Background()
-	org, err := e.stack.App.Store.CreateOrganization(ctx, "bench")
+	org, err := e.stack.App.Store.Orgs.Create(ctx, "bench")
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := 0; i < n; i++ {
-		if _, _, err := e.stack.App.Store.CreateWebhook(ctx, e.hooks.Box, org.ID, e.url, []string{events.DocumentFailed}, true); err != nil {
+		if _, _, err := e.stack.App.Store.Webhooks.Create(ctx, e.hooks.Box, org.ID, e.url, []string{events.DocumentFailed}, true); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -212,14 +212,14 @@ func (e *env) publish(b *testing.B, orgID string, wantDeliveries int) <-chan tim
 }
 
 // runEmpty starts n empty workflows the way PublishEvent starts deliveries (at most
-// activities.PublishStartConcurrency at once), waits for all of them, and returns when the last
+// hookacts.PublishStartConcurrency at once), waits for all of them, and returns when the last
 // one closed (the server's close time, so the client's long poll for the result does not count).
 func (e *env) runEmpty(b *testing.B, n int) time.Time {
 	b.Helper()
 	ctx := context.Background()
 	closed := make([]time.Time, n)
 	errs := make([]error, n)
-	sem := make(chan struct{}, activities.PublishStartConcurrency)
+	sem := make(chan struct{}, hookacts.PublishStartConcurrency)
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		seq.Lock()

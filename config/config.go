@@ -33,7 +33,9 @@ type Config struct {
 	Idempotency IdempotencyConfig `mapstructure:"idempotency"`
 	Webhooks    WebhooksConfig    `mapstructure:"webhooks"`
 	Documents   DocumentsConfig   `mapstructure:"documents"`
+	Identity    IdentityConfig    `mapstructure:"identity"`
 	Auth        AuthConfig        `mapstructure:"auth"`
+	AI          AIConfig          `mapstructure:"ai"`
 }
 
 // HTTPConfig configures the API listener.
@@ -99,10 +101,34 @@ type DocumentsConfig struct {
 	BlobDir         string        `mapstructure:"blob_dir"`
 }
 
+// IdentityConfig configures the identity verification product.
+type IdentityConfig struct {
+	// Retention is how long an attempt's images and extracted data are kept after it completed.
+	Retention time.Duration `mapstructure:"retention"`
+	// PurgeEvery is how often the retention Schedule runs.
+	PurgeEvery time.Duration `mapstructure:"purge_every"`
+}
+
 // AuthConfig configures dashboard sessions and the API-key lookup cache.
 type AuthConfig struct {
 	SessionTTL  time.Duration `mapstructure:"session_ttl"`
 	KeyCacheTTL time.Duration `mapstructure:"key_cache_ttl"`
+}
+
+// AIConfig configures the language-model provider of the AI automation product.
+type AIConfig struct {
+	// BaseURL is an OpenAI-compatible API root (e.g. https://api.openai.com/v1, or a local
+	// Ollama at http://127.0.0.1:11434/v1); empty means no provider: AI steps fail with
+	// "ai not configured".
+	BaseURL string `mapstructure:"base_url"`
+	Model   string `mapstructure:"model"`
+	// APIKey is a secret: never logged.
+	APIKey     string   `mapstructure:"api_key"`
+	AllowCIDRs []string `mapstructure:"allow_cidrs"`
+	// DailyTokens is each organisation's daily token budget; 0 means unlimited.
+	DailyTokens int64 `mapstructure:"daily_tokens"`
+	// Audit is keep (prompts and answers stored with the step) or redact (sizes only).
+	Audit string `mapstructure:"audit"`
 }
 
 // Key documents one configuration key: its name, default and meaning.
@@ -145,7 +171,15 @@ var keys = []Key{
 	{"documents.threshold", 0.80, "confidence at or above which a document is extracted rather than sent to review"},
 	{"documents.password_timeout", 7 * 24 * time.Hour, "how long a password-protected document waits for its password"},
 	{"documents.blob_dir", "", "directory of uploaded files; empty means <data_dir>/blobs"},
+	{"identity.retention", 90 * 24 * time.Hour, "how long an identity attempt's images and extracted data are kept after it completed; a Temporal Schedule deletes them then"},
+	{"identity.purge_every", time.Hour, "how often the identity retention Schedule runs"},
 	{"auth.session_ttl", 12 * time.Hour, "lifetime of a dashboard session cookie after login"},
+	{"ai.base_url", "", "OpenAI-compatible chat-completions API root of the AI automation product (e.g. http://127.0.0.1:11434/v1 for Ollama); empty means AI steps fail with \"ai not configured\""},
+	{"ai.model", "", "model name sent to ai.base_url"},
+	{"ai.api_key", "", "API key of ai.base_url (a secret, never logged); empty sends none"},
+	{"ai.allow_cidrs", []string{}, "CIDRs ai.base_url may reach despite the SSRF guard (e.g. 127.0.0.0/8 for a local model server)"},
+	{"ai.daily_tokens", int64(0), "each organisation's daily language-model token budget; 0 means unlimited"},
+	{"ai.audit", "keep", "what a model step keeps for audit: keep (redacted prompt and answer) or redact (sizes only)"},
 	{"auth.key_cache_ttl", 5 * time.Second, "how long an API process reuses a key lookup; a revocation made through another process takes effect within it (0 disables)"},
 }
 
@@ -413,8 +447,31 @@ func (c *Config) Validate() error {
 	if c.Documents.MaxUploadBytes <= 0 {
 		bad("documents.max_upload_bytes", "must be positive")
 	}
+	if c.Identity.Retention < time.Hour {
+		bad("identity.retention", "must be at least 1h")
+	}
+	if c.Identity.PurgeEvery < time.Minute {
+		bad("identity.purge_every", "must be at least 1m")
+	}
 	if c.Documents.Threshold < 0 || c.Documents.Threshold > 1 {
 		bad("documents.threshold", "must be between 0 and 1")
+	}
+	if c.AI.BaseURL != "" && !isHTTPURL(c.AI.BaseURL) {
+		bad("ai.base_url", "must be an http(s) URL")
+	}
+	if c.AI.BaseURL != "" && c.AI.Model == "" {
+		bad("ai.model", "must be set with ai.base_url")
+	}
+	for _, p := range c.AI.AllowCIDRs {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			bad("ai.allow_cidrs", "%q is not a CIDR", p)
+		}
+	}
+	if c.AI.DailyTokens < 0 {
+		bad("ai.daily_tokens", "must not be negative")
+	}
+	if c.AI.Audit != "keep" && c.AI.Audit != "redact" {
+		bad("ai.audit", "must be keep or redact, got %q", c.AI.Audit)
 	}
 	if c.Auth.SessionTTL <= 0 {
 		bad("auth.session_ttl", "must be positive")

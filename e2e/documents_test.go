@@ -19,7 +19,7 @@ import (
 	temporalclient "go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/svcplatform/svc/docintel/fixtures"
+	"github.com/svcplatform/svc/internal/documents/fixtures"
 )
 
 // forDocument lists the events of one document the sink got, in the order they occurred.
@@ -122,7 +122,7 @@ func wantFields(t *testing.T, got map[string]any, want map[string]string) {
 	}
 }
 
-// recordHistory writes the history of workflow id to workflows/testdata/document_<name>.json
+// recordHistory writes the history of workflow id to workflows/documents/testdata/document_<name>.json
 // when SVC_RECORD_HISTORIES is set, for TestDocumentReplay (workflows) to replay.
 func recordHistory(t *testing.T, c temporalclient.Client, id, name string) {
 	t.Helper()
@@ -142,7 +142,7 @@ func recordHistory(t *testing.T, c temporalclient.Client, id, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("..", "workflows", "testdata", "document_"+name+".json")
+	path := filepath.Join("..", "workflows", "documents", "testdata", "document_"+name+".json")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestDocumentsEndToEnd(t *testing.T) {
 			if events < 10 || !sawFilename {
 				t.Fatalf("%d history events read, the input's file name seen: %v", events, sawFilename)
 			}
-			if row, err := s.App.Store.GetDocument(context.Background(), s.Credentials.OrgID, id); err != nil || row.PasswordSealed != "" {
+			if row, err := s.App.Store.Documents.Get(context.Background(), s.Credentials.OrgID, id); err != nil || row.PasswordSealed != "" {
 				t.Errorf("after extraction the sealed password is still stored: %q, %v", row.PasswordSealed, err)
 			}
 			recordHistory(t, s.App.Temporal, id, "password_retries")

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svcplatform/svc/devstack"
+	"github.com/svcplatform/svc/internal/devstack"
 )
 
 // TestDevStackRunsAndSurvivesRestart is the foundation's end-to-end test: boot the svc dev stack,

@@ -19,8 +19,8 @@ import (
 
 	"github.com/svcplatform/svc/api/apitest"
 	"github.com/svcplatform/svc/config"
-	"github.com/svcplatform/svc/devserver"
-	"github.com/svcplatform/svc/devstack"
+	"github.com/svcplatform/svc/internal/devserver"
+	"github.com/svcplatform/svc/internal/devstack"
 )
 
 // bootOptions tune a stack for a test.

@@ -17,7 +17,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/svcplatform/svc/events"
+	"github.com/svcplatform/svc/internal/events"
 	"github.com/svcplatform/svc/webhook"
 	"github.com/svcplatform/svc/workflows"
 )

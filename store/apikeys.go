@@ -7,8 +7,8 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/svcplatform/svc/auth"
-	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/internal/auth"
+	"github.com/svcplatform/svc/internal/ids"
 )
 
 // Key statuses, derived from the key's timestamps at a moment (APIKey.Status).
@@ -71,7 +71,7 @@ func newAPIKey(n NewAPIKey) (*APIKey, string) {
 
 // IssueAPIKey stores a new key and returns it with its value, which is never stored and cannot be
 // shown again.
-func (s *Store) IssueAPIKey(ctx context.Context, n NewAPIKey) (*APIKey, string, error) {
+func (s *Keys) Issue(ctx context.Context, n NewAPIKey) (*APIKey, string, error) {
 	k, secret := newAPIKey(n)
 	if err := s.DB.WithContext(ctx).Create(k).Error; err != nil {
 		return nil, "", err
@@ -80,12 +80,12 @@ func (s *Store) IssueAPIKey(ctx context.Context, n NewAPIKey) (*APIKey, string, 
 }
 
 // GetAPIKey loads a key of the organisation.
-func (s *Store) GetAPIKey(ctx context.Context, orgID, id string) (*APIKey, error) {
+func (s *Keys) Get(ctx context.Context, orgID, id string) (*APIKey, error) {
 	return takeInOrg[APIKey](s.DB.WithContext(ctx), orgID, id)
 }
 
 // ListAPIKeys pages through the organisation's keys, newest first; f.Q matches the name.
-func (s *Store) ListAPIKeys(ctx context.Context, orgID string, page Offset, f Filter) ([]APIKey, int64, error) {
+func (s *Keys) List(ctx context.Context, orgID string, page Offset, f Filter) ([]APIKey, int64, error) {
 	return ListOffset[APIKey](ctx, s.DB, page, "created_at DESC, id DESC",
 		ForOrg(orgID), f.Scope(FilterColumns{Text: []string{"name"}}))
 }
@@ -99,7 +99,7 @@ type APIKeyChanges struct {
 }
 
 // UpdateAPIKey applies changes to a key of the organisation and returns the updated key.
-func (s *Store) UpdateAPIKey(ctx context.Context, orgID, id string, ch APIKeyChanges) (*APIKey, error) {
+func (s *Keys) Update(ctx context.Context, orgID, id string, ch APIKeyChanges) (*APIKey, error) {
 	var out *APIKey
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
 		k, err := takeInOrg[APIKey](tx, orgID, id)
@@ -128,7 +128,7 @@ func (s *Store) UpdateAPIKey(ctx context.Context, orgID, id string, ch APIKeyCha
 // RotateAPIKey issues a successor of an active key (same name, scopes, bound user, expiry) and
 // schedules the old key's revocation at now+grace: authentication refuses it from then on, so no
 // job is needed. It returns the new key, its value, and the old key as updated.
-func (s *Store) RotateAPIKey(ctx context.Context, orgID, id string, now time.Time, grace time.Duration) (*APIKey, string, *APIKey, error) {
+func (s *Keys) Rotate(ctx context.Context, orgID, id string, now time.Time, grace time.Duration) (*APIKey, string, *APIKey, error) {
 	now = now.UTC()
 	var (
 		next   *APIKey
@@ -169,7 +169,7 @@ func (s *Store) RotateAPIKey(ctx context.Context, orgID, id string, now time.Tim
 }
 
 // RevokeAPIKey revokes a key of the organisation now; revoking a revoked key changes nothing.
-func (s *Store) RevokeAPIKey(ctx context.Context, orgID, id string, now time.Time) (*APIKey, error) {
+func (s *Keys) Revoke(ctx context.Context, orgID, id string, now time.Time) (*APIKey, error) {
 	now = now.UTC()
 	res := s.DB.WithContext(ctx).Model(&APIKey{}).
 		Where("org_id = ? AND id = ? AND revoked_at IS NULL", orgID, id).
@@ -177,11 +177,11 @@ func (s *Store) RevokeAPIKey(ctx context.Context, orgID, id string, now time.Tim
 	if res.Error != nil {
 		return nil, res.Error
 	}
-	return s.GetAPIKey(ctx, orgID, id)
+	return s.Get(ctx, orgID, id)
 }
 
 // TouchAPIKey records that a key was used at now.
-func (s *Store) TouchAPIKey(ctx context.Context, id string, now time.Time) error {
+func (s *Keys) Touch(ctx context.Context, id string, now time.Time) error {
 	return s.DB.WithContext(ctx).Model(&APIKey{}).Where("id = ?", id).
 		UpdateColumn("last_used_at", now.UTC()).Error
 }

@@ -24,14 +24,14 @@ type AuditLog struct {
 }
 
 // WriteAudit stores an audit record.
-func (s *Store) WriteAudit(ctx context.Context, a *AuditLog) error {
+func (s *Audit) Write(ctx context.Context, a *AuditLog) error {
 	a.CreatedAt = a.CreatedAt.UTC()
 	return s.DB.WithContext(ctx).Create(a).Error
 }
 
 // ListAuditLogs pages through the organisation's audit log, newest first. f.Q matches the action,
 // resource id and request id; From/To bound the time.
-func (s *Store) ListAuditLogs(ctx context.Context, orgID string, page CursorPage, f Filter) ([]AuditLog, *Cursor, error) {
+func (s *Audit) List(ctx context.Context, orgID string, page CursorPage, f Filter) ([]AuditLog, *Cursor, error) {
 	return ListCursor(ctx, s.DB, page, func(a *AuditLog) Cursor { return Cursor{Time: a.CreatedAt, ID: a.ID} },
 		ForOrg(orgID), f.Scope(FilterColumns{Text: []string{"action", "resource_id", "request_id"}}))
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svcplatform/svc/auth"
-	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/internal/auth"
+	"github.com/svcplatform/svc/internal/ids"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/store/storetest"
 )
@@ -17,7 +17,7 @@ import (
 func TestBootstrap(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		res, err := s.Bootstrap(ctx, store.BootstrapInput{OrgName: "Acme", Email: "Admin@Example.com", Password: "correct horse battery", Environment: "sandbox"})
+		res, err := s.Orgs.Bootstrap(ctx, store.BootstrapInput{OrgName: "Acme", Email: "Admin@Example.com", Password: "correct horse battery", Environment: "sandbox"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +27,7 @@ func TestBootstrap(t *testing.T) {
 		if env, err := auth.ParseKey(res.Secret); err != nil || env != "sandbox" {
 			t.Fatalf("secret %q: %v", res.Secret, err)
 		}
-		back, err := s.APIKeyByHash(ctx, auth.HashKey(res.Secret))
+		back, err := s.Keys.ByHash(ctx, auth.HashKey(res.Secret))
 		if err != nil || back.ID != res.Key.ID || back.Hash == res.Secret {
 			t.Fatalf("stored key = %+v, %v", back, err)
 		}
@@ -35,12 +35,12 @@ func TestBootstrap(t *testing.T) {
 			t.Fatal("password not stored as a hash of the password")
 		}
 		// Another user and key in the same organisation.
-		more, err := s.Bootstrap(ctx, store.BootstrapInput{OrgID: res.Org.ID, Email: "rev@example.com", Role: "reviewer", Environment: "live"})
+		more, err := s.Orgs.Bootstrap(ctx, store.BootstrapInput{OrgID: res.Org.ID, Email: "rev@example.com", Role: "reviewer", Environment: "live"})
 		if err != nil || more.Org.ID != res.Org.ID || more.Key.Environment != "live" || len(more.Key.Scopes) != len(auth.RoleScopes("reviewer")) {
 			t.Fatalf("org-scoped bootstrap = %+v, %v", more, err)
 		}
 		// A service principal key.
-		svc, err := s.Bootstrap(ctx, store.BootstrapInput{OrgID: res.Org.ID, ServiceSlug: "aml-screening", Scopes: []string{"screenings.write"}, Environment: "sandbox"})
+		svc, err := s.Orgs.Bootstrap(ctx, store.BootstrapInput{OrgID: res.Org.ID, ServiceSlug: "aml-screening", Scopes: []string{"screenings.write"}, Environment: "sandbox"})
 		if err != nil || svc.User != nil || svc.Key.CallerServiceSlug != "aml-screening" || svc.Key.Scopes[0] != "screenings:write" {
 			t.Fatalf("service bootstrap = %+v, %v", svc, err)
 		}
@@ -55,7 +55,7 @@ func TestBootstrap(t *testing.T) {
 			{OrgName: "X", Environment: "sandbox"},
 		}
 		for _, in := range bad {
-			if _, err := s.Bootstrap(ctx, in); err == nil {
+			if _, err := s.Orgs.Bootstrap(ctx, in); err == nil {
 				t.Errorf("Bootstrap(%+v) accepted", in)
 			}
 		}
@@ -71,23 +71,23 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
-		k, secret, err := s.IssueAPIKey(ctx, store.NewAPIKey{OrgID: "org_a", Name: "ci", Environment: "sandbox", Scopes: []string{"read"}, Now: now})
+		k, secret, err := s.Keys.Issue(ctx, store.NewAPIKey{OrgID: "org_a", Name: "ci", Environment: "sandbox", Scopes: []string{"read"}, Now: now})
 		if err != nil || k.Status(now) != store.KeyActive || auth.HashKey(secret) != k.Hash || k.Last4 != secret[len(secret)-4:] {
 			t.Fatalf("issue = %+v, %v", k, err)
 		}
 		name := "ci-2"
-		up, err := s.UpdateAPIKey(ctx, "org_a", k.ID, store.APIKeyChanges{Name: &name, Scopes: []string{"write"}, Now: now})
+		up, err := s.Keys.Update(ctx, "org_a", k.ID, store.APIKeyChanges{Name: &name, Scopes: []string{"write"}, Now: now})
 		if err != nil || up.Name != "ci-2" || up.Scopes[0] != "write" {
 			t.Fatalf("update = %+v, %v", up, err)
 		}
-		if _, err := s.UpdateAPIKey(ctx, "org_b", k.ID, store.APIKeyChanges{Name: &name, Now: now}); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Keys.Update(ctx, "org_b", k.ID, store.APIKeyChanges{Name: &name, Now: now}); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("update across organisations: %v", err)
 		}
-		got, _ := s.GetAPIKey(ctx, "org_a", k.ID)
+		got, _ := s.Keys.Get(ctx, "org_a", k.ID)
 		if got.Scopes[0] != "write" || got.Name != "ci-2" {
 			t.Fatalf("update not stored: %+v", got)
 		}
-		next, secret2, old, err := s.RotateAPIKey(ctx, "org_a", k.ID, now, 24*time.Hour)
+		next, secret2, old, err := s.Keys.Rotate(ctx, "org_a", k.ID, now, 24*time.Hour)
 		if err != nil || secret2 == secret || next.Name != "ci-2" || old.RotatedToID != next.ID || !old.RevokesAt.Equal(now.Add(24*time.Hour)) {
 			t.Fatalf("rotate = %+v %+v, %v", next, old, err)
 		}
@@ -97,17 +97,17 @@ func TestAPIKeyLifecycle(t *testing.T) {
 		if st := old.Status(now.Add(24 * time.Hour)); st != store.KeyRevoked {
 			t.Fatalf("old key after grace: %s", st)
 		}
-		if _, _, _, err := s.RotateAPIKey(ctx, "org_a", k.ID, now, 24*time.Hour); !errors.Is(err, store.ErrKeyNotActive) {
+		if _, _, _, err := s.Keys.Rotate(ctx, "org_a", k.ID, now, 24*time.Hour); !errors.Is(err, store.ErrKeyNotActive) {
 			t.Fatalf("second rotation of the old key: %v", err)
 		}
-		rev, err := s.RevokeAPIKey(ctx, "org_a", next.ID, now)
+		rev, err := s.Keys.Revoke(ctx, "org_a", next.ID, now)
 		if err != nil || rev.Status(now) != store.KeyRevoked {
 			t.Fatalf("revoke = %+v, %v", rev, err)
 		}
-		if _, err := s.RevokeAPIKey(ctx, "org_b", k.ID, now); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Keys.Revoke(ctx, "org_b", k.ID, now); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("revoke across organisations: %v", err)
 		}
-		rows, total, err := s.ListAPIKeys(ctx, "org_a", store.Offset{Page: 1, Limit: 10}, store.Filter{})
+		rows, total, err := s.Keys.List(ctx, "org_a", store.Offset{Page: 1, Limit: 10}, store.Filter{})
 		if err != nil || total != 2 || len(rows) != 2 {
 			t.Fatalf("list = %d/%d, %v", len(rows), total, err)
 		}
@@ -117,7 +117,7 @@ func TestAPIKeyLifecycle(t *testing.T) {
 func TestConcurrentRotationYieldsOneSuccessor(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		k, _, err := s.IssueAPIKey(ctx, store.NewAPIKey{OrgID: "org_a", Name: "ci", Environment: "sandbox", Scopes: []string{"read"}, Now: time.Now()})
+		k, _, err := s.Keys.Issue(ctx, store.NewAPIKey{OrgID: "org_a", Name: "ci", Environment: "sandbox", Scopes: []string{"read"}, Now: time.Now()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestConcurrentRotationYieldsOneSuccessor(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, _, _, err := s.RotateAPIKey(ctx, "org_a", k.ID, time.Now(), time.Hour); err == nil {
+				if _, _, _, err := s.Keys.Rotate(ctx, "org_a", k.ID, time.Now(), time.Hour); err == nil {
 					mu.Lock()
 					ok++
 					mu.Unlock()
@@ -156,36 +156,36 @@ func TestUsersAndSessions(t *testing.T) {
 		ctx := context.Background()
 		now := time.Now().UTC()
 		u := &store.User{ID: ids.New(ids.User), OrgID: "org_a", Email: " Ann@Example.COM ", Role: "viewer"}
-		if err := s.CreateUser(ctx, u); err != nil || u.Email != "ann@example.com" {
+		if err := s.Users.Create(ctx, u); err != nil || u.Email != "ann@example.com" {
 			t.Fatalf("create = %+v, %v", u, err)
 		}
 		// Emails are unique across organisations: login finds the organisation by email.
-		if err := s.CreateUser(ctx, &store.User{ID: ids.New(ids.User), OrgID: "org_b", Email: "ANN@example.com", Role: "viewer"}); !errors.Is(err, store.ErrEmailTaken) {
+		if err := s.Users.Create(ctx, &store.User{ID: ids.New(ids.User), OrgID: "org_b", Email: "ANN@example.com", Role: "viewer"}); !errors.Is(err, store.ErrEmailTaken) {
 			t.Fatalf("same email in another org: %v", err)
 		}
-		if got, err := s.UserByEmail(ctx, "ann@EXAMPLE.com"); err != nil || got.ID != u.ID {
+		if got, err := s.Users.ByEmail(ctx, "ann@EXAMPLE.com"); err != nil || got.ID != u.ID {
 			t.Fatalf("UserByEmail = %+v, %v", got, err)
 		}
 		sess := &store.Session{ID: ids.New(ids.Session), OrgID: "org_a", UserID: u.ID, TokenHash: "h1", CSRFToken: "c", ExpiresAt: now.Add(time.Hour), CreatedAt: now}
-		if err := s.CreateSession(ctx, sess); err != nil {
+		if err := s.Sessions.Create(ctx, sess); err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.SessionByTokenHash(ctx, "h1")
+		got, err := s.Sessions.ByTokenHash(ctx, "h1")
 		if err != nil || !got.Active(now) || got.Active(now.Add(time.Hour)) {
 			t.Fatalf("session = %+v, %v", got, err)
 		}
 		yes := true
-		if _, err := s.UpdateUser(ctx, "org_b", u.ID, store.UserChanges{Disabled: &yes, Now: now}); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Users.Update(ctx, "org_b", u.ID, store.UserChanges{Disabled: &yes, Now: now}); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("update across organisations: %v", err)
 		}
-		up, err := s.UpdateUser(ctx, "org_a", u.ID, store.UserChanges{Disabled: &yes, Now: now})
+		up, err := s.Users.Update(ctx, "org_a", u.ID, store.UserChanges{Disabled: &yes, Now: now})
 		if err != nil || !up.Disabled {
 			t.Fatalf("disable = %+v, %v", up, err)
 		}
-		if got, _ := s.SessionByTokenHash(ctx, "h1"); got.Active(now) {
+		if got, _ := s.Sessions.ByTokenHash(ctx, "h1"); got.Active(now) {
 			t.Fatal("disabling a user must end their sessions")
 		}
-		rows, total, err := s.ListUsers(ctx, "org_a", store.Offset{Page: 1, Limit: 20}, store.Filter{Q: "ANN"})
+		rows, total, err := s.Users.List(ctx, "org_a", store.Offset{Page: 1, Limit: 20}, store.Filter{Q: "ANN"})
 		if err != nil || total != 1 || rows[0].ID != u.ID {
 			t.Fatalf("list = %v %d %v", rows, total, err)
 		}
@@ -201,7 +201,7 @@ func TestHitRateLimitIsAtomic(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				n, err := s.HitRateLimit(ctx, "read:key_a", 600, 660)
+				n, err := s.RateLimits.Hit(ctx, "read:key_a", 600, 660)
 				if err != nil {
 					t.Error(err)
 					return
@@ -231,10 +231,10 @@ func TestHitRateLimitIsAtomic(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if n, _ := s.HitRateLimit(ctx, "read:key_a", 660, 720); n != 1 {
+		if n, _ := s.RateLimits.Hit(ctx, "read:key_a", 660, 720); n != 1 {
 			t.Fatalf("a new window starts at 1, got %d", n)
 		}
-		if err := s.PurgeRateLimitCounters(ctx, time.Unix(700, 0)); err != nil {
+		if err := s.RateLimits.PurgeCounters(ctx, time.Unix(700, 0)); err != nil {
 			t.Fatal(err)
 		}
 		var left int64
@@ -242,13 +242,13 @@ func TestHitRateLimitIsAtomic(t *testing.T) {
 		if left != 1 {
 			t.Fatalf("purge left %d rows, want 1", left)
 		}
-		if err := s.SetRateLimitOverride(ctx, store.RateLimitOverride{OrgID: "org_a", Bucket: "evaluate", MaxRequests: 5000, WindowSeconds: 60}); err != nil {
+		if err := s.RateLimits.SetOverride(ctx, store.RateLimitOverride{OrgID: "org_a", Bucket: "evaluate", MaxRequests: 5000, WindowSeconds: 60}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetRateLimitOverride(ctx, store.RateLimitOverride{OrgID: "org_a", Bucket: "evaluate", MaxRequests: 9000, WindowSeconds: 60}); err != nil {
+		if err := s.RateLimits.SetOverride(ctx, store.RateLimitOverride{OrgID: "org_a", Bucket: "evaluate", MaxRequests: 9000, WindowSeconds: 60}); err != nil {
 			t.Fatal(err)
 		}
-		ov, err := s.RateLimitOverrides(ctx, "org_a")
+		ov, err := s.RateLimits.Overrides(ctx, "org_a")
 		if err != nil || len(ov) != 1 || ov[0].MaxRequests != 9000 {
 			t.Fatalf("overrides = %+v, %v", ov, err)
 		}
@@ -270,7 +270,7 @@ func TestClaimIdempotency(t *testing.T) {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				existing, err := s.ClaimIdempotency(ctx, rec(ids.New(ids.Audit)))
+				existing, err := s.Idempotency.Claim(ctx, rec(ids.New(ids.Audit)))
 				if err != nil {
 					t.Error(err)
 					return
@@ -286,18 +286,18 @@ func TestClaimIdempotency(t *testing.T) {
 		if owners != 1 {
 			t.Fatalf("%d claimers own the record, want 1", owners)
 		}
-		existing, _ := s.ClaimIdempotency(ctx, rec("x"))
-		if err := s.CompleteIdempotency(ctx, existing.ID, 201, []byte(`{"data":{"id":"usr_1"}}`)); err != nil {
+		existing, _ := s.Idempotency.Claim(ctx, rec("x"))
+		if err := s.Idempotency.Complete(ctx, existing.ID, 201, []byte(`{"data":{"id":"usr_1"}}`)); err != nil {
 			t.Fatal(err)
 		}
-		done, _ := s.GetIdempotency(ctx, existing.ID)
+		done, _ := s.Idempotency.Get(ctx, existing.ID)
 		if done.State != store.IdempotencyDone || done.Status != 201 || string(done.Body) != `{"data":{"id":"usr_1"}}` {
 			t.Fatalf("completed = %+v", done)
 		}
-		if err := s.PurgeIdempotency(ctx, now.Add(2*time.Hour)); err != nil {
+		if err := s.Idempotency.Purge(ctx, now.Add(2*time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := s.ClaimIdempotency(ctx, rec("y")); err != nil || got != nil {
+		if got, err := s.Idempotency.Claim(ctx, rec("y")); err != nil || got != nil {
 			t.Fatalf("after purge the key is free: %+v, %v", got, err)
 		}
 	})

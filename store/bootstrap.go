@@ -8,8 +8,8 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/svcplatform/svc/auth"
-	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/internal/auth"
+	"github.com/svcplatform/svc/internal/ids"
 )
 
 // BootstrapInput says what `svc bootstrap` (and `svc dev` on an empty data directory) creates.
@@ -18,16 +18,21 @@ type BootstrapInput struct {
 	OrgID   string
 	OrgName string
 	// Email creates a user (role Role, default admin) and binds the key to it (actAsUserId).
-	// "" creates no user: only valid for a service principal key.
-	Email    string
-	UserName string
-	Role     string
+	// "" creates no user: only valid for a service principal key, or with DefaultUser.
+	Email string
+	// DefaultUser, for a new organisation without Email, creates its user as DefaultUserEmail of
+	// the organisation's id: an address no other organisation's default user can have.
+	DefaultUser bool
+	UserName    string
+	Role        string
 	// Password, if set, lets the user log in to the dashboard.
 	Password string
 	// ServiceSlug makes the key a service principal key (callerServiceSlug, SPEC 5.6).
 	ServiceSlug string
 	// Environment is the key's environment: sandbox or live.
 	Environment string
+	// Capabilities are a new organisation's products; nil means every product ("*").
+	Capabilities []string
 	// KeyName labels the key; "" means "bootstrap".
 	KeyName string
 	// Scopes of the key; nil means the role's scopes (for a service key: required).
@@ -46,7 +51,7 @@ type BootstrapResult struct {
 
 // Bootstrap creates, in one transaction, an organisation (or uses an existing one), a user and a
 // key bound to that user, or a service principal key. It validates its input and names the bad field.
-func (s *Store) Bootstrap(ctx context.Context, in BootstrapInput) (*BootstrapResult, error) {
+func (s *Orgs) Bootstrap(ctx context.Context, in BootstrapInput) (*BootstrapResult, error) {
 	if in.Now.IsZero() {
 		in.Now = time.Now()
 	}
@@ -60,7 +65,10 @@ func (s *Store) Bootstrap(ctx context.Context, in BootstrapInput) (*BootstrapRes
 	if !auth.ValidRole(in.Role) {
 		return nil, fmt.Errorf("bootstrap: role must be one of %v, got %q", auth.Roles(), in.Role)
 	}
-	if in.Email == "" && in.ServiceSlug == "" {
+	if in.DefaultUser && (in.Email != "" || in.ServiceSlug != "" || in.OrgID != "") {
+		return nil, errors.New("bootstrap: the default user is only for a new organisation without an email or service slug")
+	}
+	if in.Email == "" && in.ServiceSlug == "" && !in.DefaultUser {
 		return nil, errors.New("bootstrap: a user email or a service slug is required")
 	}
 	if in.Email != "" && !ValidEmail(in.Email) {
@@ -68,6 +76,17 @@ func (s *Store) Bootstrap(ctx context.Context, in BootstrapInput) (*BootstrapRes
 	}
 	if in.ServiceSlug != "" && !ValidSlug(in.ServiceSlug) {
 		return nil, fmt.Errorf("bootstrap: service slug %q must be lowercase letters, digits and dashes", in.ServiceSlug)
+	}
+	caps := auth.ParseCapabilities(auth.AllCapabilities)
+	if in.Capabilities != nil {
+		if in.OrgID != "" {
+			return nil, errors.New("bootstrap: capabilities are set when an organisation is created (change them later with PUT /api/organization/capabilities)")
+		}
+		c, err := auth.NewCapabilities(in.Capabilities)
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap: capabilities: %w", err)
+		}
+		caps = c
 	}
 	scopes := append([]string(nil), in.Scopes...)
 	if in.Scopes == nil {
@@ -110,12 +129,18 @@ func (s *Store) Bootstrap(ctx context.Context, in BootstrapInput) (*BootstrapRes
 			if in.OrgName == "" {
 				return errors.New("bootstrap: an organisation name or id is required")
 			}
-			out.Org = Organization{ID: ids.NewAt(ids.Organization, now), Name: in.OrgName, CreatedAt: now}
+			out.Org = Organization{ID: ids.NewAt(ids.Organization, now), Name: in.OrgName, Capabilities: caps.String(), CreatedAt: now}
 			if err := tx.Create(&out.Org).Error; err != nil {
 				return err
 			}
 		}
 		userID := ""
+		if in.DefaultUser {
+			in.Email = DefaultUserEmail(out.Org.ID)
+			if in.UserName == "" {
+				in.UserName = in.Email
+			}
+		}
 		if in.Email != "" {
 			u := &User{ID: ids.NewAt(ids.User, now), OrgID: out.Org.ID, Email: in.Email, Name: in.UserName,
 				Role: in.Role, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
@@ -140,6 +165,11 @@ func (s *Store) Bootstrap(ctx context.Context, in BootstrapInput) (*BootstrapRes
 	}
 	return out, nil
 }
+
+// DefaultUserEmail is the address of the user `svc bootstrap --org` creates when given no --user:
+// unique per organisation, because emails are unique across organisations (login finds the
+// organisation by the email).
+func DefaultUserEmail(orgID string) string { return "admin+" + orgID + "@svc.local" }
 
 // ValidEmail is a deliberately simple check: one @, something on both sides, a dot in the domain,
 // no blanks, at most 320 characters.

@@ -10,7 +10,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"github.com/svcplatform/svc/docintel"
+	docintel "github.com/svcplatform/svc/internal/documents"
 )
 
 // Document is an uploaded file and what the pipeline learned about it (doc_ id). The API
@@ -135,19 +135,19 @@ func (e *StateError) Unwrap() error { return ErrStateConflict }
 func DocumentPasswordContext(documentID string) string { return "document-password:" + documentID }
 
 // CreateDocument stores a new document in state uploaded.
-func (s *Store) CreateDocument(ctx context.Context, d *Document) error {
+func (s *Documents) Create(ctx context.Context, d *Document) error {
 	d.Status = string(docintel.StatusUploaded)
 	return s.DB.WithContext(ctx).Create(d).Error
 }
 
 // GetDocument loads a document of the organisation.
-func (s *Store) GetDocument(ctx context.Context, orgID, id string) (*Document, error) {
+func (s *Documents) Get(ctx context.Context, orgID, id string) (*Document, error) {
 	return takeInOrg[Document](s.DB.WithContext(ctx), orgID, id)
 }
 
 // DeleteUploadedDocument removes a document still in state uploaded: the API stored it but
 // could not start its pipeline. A document whose pipeline started is left alone.
-func (s *Store) DeleteUploadedDocument(ctx context.Context, orgID, id string) error {
+func (s *Documents) DeleteUploaded(ctx context.Context, orgID, id string) error {
 	return s.DB.WithContext(ctx).Where("org_id = ? AND id = ? AND status = ?", orgID, id, docintel.StatusUploaded).
 		Delete(&Document{}).Error
 }
@@ -195,7 +195,7 @@ func (u DocumentUpdate) columns() map[string]any {
 // UpdateDocument applies a pipeline write to a document the pipeline is still working on;
 // a document that has reached a final state is left as it is (a retried write cannot undo
 // what came after it).
-func (s *Store) UpdateDocument(ctx context.Context, orgID, id string, u DocumentUpdate) error {
+func (s *Documents) Update(ctx context.Context, orgID, id string, u DocumentUpdate) error {
 	return s.DB.WithContext(ctx).Model(&Document{}).
 		Where("org_id = ? AND id = ? AND status IN ?", orgID, id, pipelineStatuses).Updates(u.columns()).Error
 }
@@ -204,7 +204,7 @@ func (s *Store) UpdateDocument(ctx context.Context, orgID, id string, u Document
 // processing and keeps the sealed password for the pipeline, in one conditional write, so
 // that of two concurrent attempts exactly one goes through. Otherwise it returns a
 // StateError with the current status.
-func (s *Store) ClaimPasswordRetry(ctx context.Context, orgID, id, sealed string) error {
+func (s *Documents) ClaimPasswordRetry(ctx context.Context, orgID, id, sealed string) error {
 	res := s.DB.WithContext(ctx).Model(&Document{}).
 		Where("org_id = ? AND id = ? AND status = ?", orgID, id, docintel.StatusPasswordRequired).
 		Updates(map[string]any{"status": string(docintel.StatusProcessing), "password_sealed": sealed, "updated_at": time.Now().UTC()})
@@ -214,7 +214,7 @@ func (s *Store) ClaimPasswordRetry(ctx context.Context, orgID, id, sealed string
 	if res.RowsAffected == 1 {
 		return nil
 	}
-	d, err := s.GetDocument(ctx, orgID, id)
+	d, err := s.Get(ctx, orgID, id)
 	if err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func (s *Store) ClaimPasswordRetry(ctx context.Context, orgID, id, sealed string
 // ReleasePasswordRetry undoes ClaimPasswordRetry when the pipeline could not be told: the
 // document waits for its password again and the password is forgotten, unless the pipeline
 // has moved on meanwhile.
-func (s *Store) ReleasePasswordRetry(ctx context.Context, orgID, id, sealed string) error {
+func (s *Documents) ReleasePasswordRetry(ctx context.Context, orgID, id, sealed string) error {
 	return s.DB.WithContext(ctx).Model(&Document{}).
 		Where("org_id = ? AND id = ? AND status = ? AND password_sealed = ?", orgID, id, docintel.StatusProcessing, sealed).
 		Updates(map[string]any{"status": string(docintel.StatusPasswordRequired), "password_sealed": "", "updated_at": time.Now().UTC()}).Error
@@ -233,7 +233,7 @@ func (s *Store) ReleasePasswordRetry(ctx context.Context, orgID, id, sealed stri
 // FinishDocument stores the pipeline's extraction and moves the document to the extraction's
 // status (extracted or requires_review), forgetting its password. Running it again changes
 // nothing.
-func (s *Store) FinishDocument(ctx context.Context, x *Extraction, completedAt time.Time) error {
+func (s *Documents) Finish(ctx context.Context, x *Extraction, completedAt time.Time) error {
 	return s.Tx(ctx, func(tx *gorm.DB) error {
 		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(x).Error; err != nil {
 			return err
@@ -252,7 +252,7 @@ func (s *Store) FinishDocument(ctx context.Context, x *Extraction, completedAt t
 // and moves the document to x.Status. The document must be correctable and its latest
 // extraction must still be the previous one (StateError otherwise, ErrNotFound for another
 // organisation's). Storing the same extraction again changes nothing.
-func (s *Store) CorrectDocument(ctx context.Context, x *Extraction) error {
+func (s *Documents) Correct(ctx context.Context, x *Extraction) error {
 	return s.Tx(ctx, func(tx *gorm.DB) error {
 		d, err := takeInOrg[Document](tx, x.OrgID, x.DocumentID)
 		if err != nil {
@@ -293,12 +293,12 @@ func jsonColumn(v []string) string {
 }
 
 // GetExtraction loads an extraction of the organisation.
-func (s *Store) GetExtraction(ctx context.Context, orgID, id string) (*Extraction, error) {
+func (s *Documents) GetExtraction(ctx context.Context, orgID, id string) (*Extraction, error) {
 	return takeInOrg[Extraction](s.DB.WithContext(ctx), orgID, id)
 }
 
 // ListExtractions returns one page of a document's extractions, newest first.
-func (s *Store) ListExtractions(ctx context.Context, orgID, documentID string, page Offset) ([]Extraction, int64, error) {
+func (s *Documents) ListExtractions(ctx context.Context, orgID, documentID string, page Offset) ([]Extraction, int64, error) {
 	return ListOffset[Extraction](ctx, s.DB, page, "created_at DESC, id DESC", ForOrg(orgID), Where("document_id = ?", documentID))
 }
 
@@ -320,12 +320,12 @@ func (q DocumentQuery) scopes(orgID string) []Scope {
 }
 
 // ListDocuments returns one page of the organisation's documents, newest first, and their total.
-func (s *Store) ListDocuments(ctx context.Context, orgID string, page Offset, q DocumentQuery) ([]Document, int64, error) {
+func (s *Documents) List(ctx context.Context, orgID string, page Offset, q DocumentQuery) ([]Document, int64, error) {
 	return ListOffset[Document](ctx, s.DB, page, "created_at DESC, id DESC", q.scopes(orgID)...)
 }
 
 // CountDocuments counts the documents q selects per status, ignoring q's status filter.
-func (s *Store) CountDocuments(ctx context.Context, orgID string, q DocumentQuery) (map[string]int64, error) {
+func (s *Documents) Count(ctx context.Context, orgID string, q DocumentQuery) (map[string]int64, error) {
 	q.Filter.Status = nil
 	return CountBy[Document](ctx, s.DB, "status", q.scopes(orgID)...)
 }
@@ -341,7 +341,7 @@ const MaxTemplates = 100
 var ErrTooManyTemplates = fmt.Errorf("at most %d templates per organisation", MaxTemplates)
 
 // CreateTemplate stores a new template (validated by docintel.Template.Validate).
-func (s *Store) CreateTemplate(ctx context.Context, t *Template) error {
+func (s *Documents) CreateTemplate(ctx context.Context, t *Template) error {
 	return s.Tx(ctx, func(tx *gorm.DB) error {
 		var n int64
 		if err := tx.Model(&Template{}).Where("org_id = ?", t.OrgID).Count(&n).Error; err != nil {
@@ -361,17 +361,17 @@ func (s *Store) CreateTemplate(ctx context.Context, t *Template) error {
 }
 
 // GetTemplate loads a template of the organisation.
-func (s *Store) GetTemplate(ctx context.Context, orgID, id string) (*Template, error) {
+func (s *Documents) GetTemplate(ctx context.Context, orgID, id string) (*Template, error) {
 	return takeInOrg[Template](s.DB.WithContext(ctx), orgID, id)
 }
 
 // ListTemplates returns one page of the organisation's templates, newest first; f.Q matches the type.
-func (s *Store) ListTemplates(ctx context.Context, orgID string, page Offset, f Filter) ([]Template, int64, error) {
+func (s *Documents) ListTemplates(ctx context.Context, orgID string, page Offset, f Filter) ([]Template, int64, error) {
 	return ListOffset[Template](ctx, s.DB, page, "created_at DESC, id DESC", ForOrg(orgID), f.Scope(FilterColumns{Text: []string{"type"}}))
 }
 
 // Templates returns every template of the organisation as the engine uses them, oldest first.
-func (s *Store) Templates(ctx context.Context, orgID string) ([]docintel.Template, error) {
+func (s *Documents) Templates(ctx context.Context, orgID string) ([]docintel.Template, error) {
 	var rows []Template
 	if err := s.DB.WithContext(ctx).Where("org_id = ?", orgID).Order("created_at, id").Limit(MaxTemplates).Find(&rows).Error; err != nil {
 		return nil, err
@@ -384,7 +384,7 @@ func (s *Store) Templates(ctx context.Context, orgID string) ([]docintel.Templat
 }
 
 // DocumentThreshold returns the organisation's confidence threshold, or def when it has none.
-func (s *Store) DocumentThreshold(ctx context.Context, orgID string, def float64) (float64, error) {
+func (s *Documents) Threshold(ctx context.Context, orgID string, def float64) (float64, error) {
 	var ds DocumentSettings
 	err := s.DB.WithContext(ctx).Where("org_id = ?", orgID).Take(&ds).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -397,7 +397,7 @@ func (s *Store) DocumentThreshold(ctx context.Context, orgID string, def float64
 }
 
 // SetDocumentThreshold sets (or, with nil, removes) the organisation's confidence threshold.
-func (s *Store) SetDocumentThreshold(ctx context.Context, orgID string, threshold *float64) error {
+func (s *Documents) SetThreshold(ctx context.Context, orgID string, threshold *float64) error {
 	if threshold == nil {
 		return s.DB.WithContext(ctx).Where("org_id = ?", orgID).Delete(&DocumentSettings{}).Error
 	}

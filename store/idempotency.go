@@ -34,7 +34,7 @@ type IdempotencyRecord struct {
 
 // ClaimIdempotency stores rec (state pending) unless a record with the same scope exists, and then
 // returns that record instead. A nil record and nil error mean rec was stored: the caller owns it.
-func (s *Store) ClaimIdempotency(ctx context.Context, rec *IdempotencyRecord) (*IdempotencyRecord, error) {
+func (s *Idempotency) Claim(ctx context.Context, rec *IdempotencyRecord) (*IdempotencyRecord, error) {
 	rec.State = IdempotencyPending
 	rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
 	for attempt := 0; attempt < 5; attempt++ {
@@ -60,7 +60,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, rec *IdempotencyRecord) (*
 }
 
 // GetIdempotency reloads a record by id.
-func (s *Store) GetIdempotency(ctx context.Context, id string) (*IdempotencyRecord, error) {
+func (s *Idempotency) Get(ctx context.Context, id string) (*IdempotencyRecord, error) {
 	var r IdempotencyRecord
 	if err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&r).Error; err != nil {
 		return nil, NotFound(err)
@@ -69,17 +69,17 @@ func (s *Store) GetIdempotency(ctx context.Context, id string) (*IdempotencyReco
 }
 
 // CompleteIdempotency stores the response of the request that owns record id.
-func (s *Store) CompleteIdempotency(ctx context.Context, id string, status int, body []byte) error {
+func (s *Idempotency) Complete(ctx context.Context, id string, status int, body []byte) error {
 	return s.DB.WithContext(ctx).Model(&IdempotencyRecord{}).Where("id = ?", id).
 		Updates(map[string]any{"state": IdempotencyDone, "status": status, "body": body}).Error
 }
 
 // ReleaseIdempotency deletes record id: its request failed and is not remembered, or it expired.
-func (s *Store) ReleaseIdempotency(ctx context.Context, id string) error {
+func (s *Idempotency) Release(ctx context.Context, id string) error {
 	return s.DB.WithContext(ctx).Where("id = ?", id).Delete(&IdempotencyRecord{}).Error
 }
 
 // PurgeIdempotency deletes records whose window ended before now.
-func (s *Store) PurgeIdempotency(ctx context.Context, now time.Time) error {
+func (s *Idempotency) Purge(ctx context.Context, now time.Time) error {
 	return s.DB.WithContext(ctx).Where("expires_at < ?", now.UTC()).Delete(&IdempotencyRecord{}).Error
 }

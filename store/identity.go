@@ -4,15 +4,22 @@ import (
 	"context"
 	"time"
 
-	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/internal/auth"
+	"github.com/svcplatform/svc/internal/ids"
 )
 
 // Organization owns every other resource.
 type Organization struct {
-	ID        string `gorm:"primaryKey;size:40"`
-	Name      string `gorm:"size:200;not null"`
-	CreatedAt time.Time
+	ID   string `gorm:"primaryKey;size:40"`
+	Name string `gorm:"size:200;not null"`
+	// Capabilities are the products the organisation may use, stored as auth.Capabilities'
+	// String: "*" (every product, present and future) or a comma-separated list.
+	Capabilities string `gorm:"size:500;not null;default:'*'"`
+	CreatedAt    time.Time
 }
+
+// Caps is the organisation's set of products.
+func (o *Organization) Caps() auth.Capabilities { return auth.ParseCapabilities(o.Capabilities) }
 
 // User is a person of an organisation. Email is stored lowercased and is unique across
 // organisations, because login finds the organisation by it.
@@ -49,17 +56,29 @@ type APIKey struct {
 	UpdatedAt   time.Time
 }
 
-// CreateOrganization stores a new organisation with a fresh id.
-func (s *Store) CreateOrganization(ctx context.Context, name string) (*Organization, error) {
-	o := &Organization{ID: ids.New(ids.Organization), Name: name}
+// Create stores a new organisation with a fresh id and every product.
+func (s *Orgs) Create(ctx context.Context, name string) (*Organization, error) {
+	o := &Organization{ID: ids.New(ids.Organization), Name: name, Capabilities: auth.AllCapabilities}
 	if err := s.DB.WithContext(ctx).Create(o).Error; err != nil {
 		return nil, err
 	}
 	return o, nil
 }
 
-// GetOrganization loads an organisation.
-func (s *Store) GetOrganization(ctx context.Context, id string) (*Organization, error) {
+// SetCapabilities replaces the organisation's products.
+func (s *Orgs) SetCapabilities(ctx context.Context, id string, c auth.Capabilities) (*Organization, error) {
+	res := s.DB.WithContext(ctx).Model(&Organization{}).Where("id = ?", id).Update("capabilities", c.String())
+	if res.Error != nil {
+		return nil, res.Error
+	}
+	if res.RowsAffected == 0 {
+		return nil, ErrNotFound
+	}
+	return s.Get(ctx, id)
+}
+
+// Get loads an organisation.
+func (s *Orgs) Get(ctx context.Context, id string) (*Organization, error) {
 	var o Organization
 	if err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&o).Error; err != nil {
 		return nil, NotFound(err)
@@ -68,12 +87,12 @@ func (s *Store) GetOrganization(ctx context.Context, id string) (*Organization, 
 }
 
 // GetUser loads a user of the organisation.
-func (s *Store) GetUser(ctx context.Context, orgID, id string) (*User, error) {
+func (s *Users) Get(ctx context.Context, orgID, id string) (*User, error) {
 	return takeInOrg[User](s.DB.WithContext(ctx), orgID, id)
 }
 
 // APIKeyByHash finds a key by the SHA-256 of its whole value.
-func (s *Store) APIKeyByHash(ctx context.Context, hash string) (*APIKey, error) {
+func (s *Keys) ByHash(ctx context.Context, hash string) (*APIKey, error) {
 	var k APIKey
 	if err := s.DB.WithContext(ctx).Where("hash = ?", hash).Take(&k).Error; err != nil {
 		return nil, NotFound(err)

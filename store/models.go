@@ -1,6 +1,7 @@
 package store
 
-// AllModels lists every model, for migrations. Each domain file adds its models here.
+// AllModels lists every model: TestModelsMatchMigratedSchema checks each against the migrated
+// schema. A new model is added here with its migration (CONTRIBUTING.md).
 func AllModels() []any {
 	return []any{
 		&Organization{}, &User{}, &APIKey{},
@@ -9,5 +10,11 @@ func AllModels() []any {
 		&WebhookSubscription{}, &Event{}, &Delivery{}, &DeliveryAttempt{},
 		&Workflow{}, &WorkflowVersion{}, &Execution{}, &Step{}, &Approval{},
 		&Document{}, &Extraction{}, &Template{}, &DocumentSettings{},
+		&IdentityVerification{}, &IdentityAttempt{},
+		&ScreeningList{}, &ScreeningListVersion{}, &ScreeningRecord{},
+		&Analysis{},
+		&FraudRuleSet{}, &FraudRuleSetVersion{}, &FraudDecision{}, &FraudVelocityCounter{}, &FraudVelocitySeen{},
+		&FraudSubject{}, &FraudDeviceSession{}, &FraudValue{}, &FraudAlert{}, &FraudBacktest{},
+		&AITokenUsage{}, &AIExchange{}, &AutomationRun{},
 	}
 }

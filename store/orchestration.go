@@ -10,8 +10,8 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"github.com/svcplatform/svc/ids"
-	"github.com/svcplatform/svc/orchestration"
+	"github.com/svcplatform/svc/internal/ids"
+	"github.com/svcplatform/svc/internal/orchestration"
 )
 
 // Workflow is a named workflow of an organisation; its definitions are its versions.
@@ -103,7 +103,7 @@ var ErrSlugTaken = errors.New("slug already exists")
 
 // CreateWorkflow stores a new workflow with its version 1. The definition must have been
 // validated with orchestration.Parse.
-func (s *Store) CreateWorkflow(ctx context.Context, orgID, slug, name, definition, createdBy string) (*Workflow, *WorkflowVersion, error) {
+func (s *Orchestration) CreateWorkflow(ctx context.Context, orgID, slug, name, definition, createdBy string) (*Workflow, *WorkflowVersion, error) {
 	now := time.Now().UTC()
 	w := &Workflow{ID: ids.New(ids.Workflow), OrgID: orgID, Slug: slug, Name: name, LatestVersion: 1, CreatedBy: createdBy, CreatedAt: now, UpdatedAt: now}
 	v := &WorkflowVersion{WorkflowID: w.ID, Version: 1, OrgID: orgID, Definition: definition, CreatedBy: createdBy, CreatedAt: now}
@@ -123,7 +123,7 @@ func (s *Store) CreateWorkflow(ctx context.Context, orgID, slug, name, definitio
 }
 
 // GetWorkflow loads a workflow of the organisation by its id or its slug.
-func (s *Store) GetWorkflow(ctx context.Context, orgID, idOrSlug string) (*Workflow, error) {
+func (s *Orchestration) GetWorkflow(ctx context.Context, orgID, idOrSlug string) (*Workflow, error) {
 	col := "slug"
 	if strings.HasPrefix(idOrSlug, string(ids.Workflow)+"_") {
 		col = "id"
@@ -136,7 +136,7 @@ func (s *Store) GetWorkflow(ctx context.Context, orgID, idOrSlug string) (*Workf
 }
 
 // AddWorkflowVersion stores the next version of a workflow of the organisation.
-func (s *Store) AddWorkflowVersion(ctx context.Context, orgID, workflowID, definition, createdBy string) (*WorkflowVersion, error) {
+func (s *Orchestration) AddWorkflowVersion(ctx context.Context, orgID, workflowID, definition, createdBy string) (*WorkflowVersion, error) {
 	var v *WorkflowVersion
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
 		w, err := takeInOrg[Workflow](tx, orgID, workflowID)
@@ -158,7 +158,7 @@ func (s *Store) AddWorkflowVersion(ctx context.Context, orgID, workflowID, defin
 }
 
 // GetWorkflowVersion loads one version of a workflow of the organisation.
-func (s *Store) GetWorkflowVersion(ctx context.Context, orgID, workflowID string, version int) (*WorkflowVersion, error) {
+func (s *Orchestration) GetWorkflowVersion(ctx context.Context, orgID, workflowID string, version int) (*WorkflowVersion, error) {
 	var v WorkflowVersion
 	err := s.DB.WithContext(ctx).Where("org_id = ? AND workflow_id = ? AND version = ?", orgID, workflowID, version).Take(&v).Error
 	if err != nil {
@@ -168,18 +168,18 @@ func (s *Store) GetWorkflowVersion(ctx context.Context, orgID, workflowID string
 }
 
 // CreateExecution stores a new execution in state pending.
-func (s *Store) CreateExecution(ctx context.Context, e *Execution) error {
+func (s *Orchestration) CreateExecution(ctx context.Context, e *Execution) error {
 	e.Status = orchestration.ExecutionPending
 	return s.DB.WithContext(ctx).Create(e).Error
 }
 
 // GetExecution loads an execution of the organisation.
-func (s *Store) GetExecution(ctx context.Context, orgID, id string) (*Execution, error) {
+func (s *Orchestration) GetExecution(ctx context.Context, orgID, id string) (*Execution, error) {
 	return takeInOrg[Execution](s.DB.WithContext(ctx), orgID, id)
 }
 
 // ExecutionSteps lists an execution's steps in the order they started.
-func (s *Store) ExecutionSteps(ctx context.Context, orgID, executionID string) ([]Step, error) {
+func (s *Orchestration) ExecutionSteps(ctx context.Context, orgID, executionID string) ([]Step, error) {
 	var steps []Step
 	err := s.DB.WithContext(ctx).Where("org_id = ? AND execution_id = ?", orgID, executionID).
 		Order("started_at, id").Find(&steps).Error
@@ -187,7 +187,7 @@ func (s *Store) ExecutionSteps(ctx context.Context, orgID, executionID string) (
 }
 
 // ExecutionApprovals lists an execution's approvals, oldest first.
-func (s *Store) ExecutionApprovals(ctx context.Context, orgID, executionID string) ([]Approval, error) {
+func (s *Orchestration) ExecutionApprovals(ctx context.Context, orgID, executionID string) ([]Approval, error) {
 	var out []Approval
 	err := s.DB.WithContext(ctx).Where("org_id = ? AND execution_id = ?", orgID, executionID).
 		Order("created_at, id").Find(&out).Error
@@ -196,7 +196,7 @@ func (s *Store) ExecutionApprovals(ctx context.Context, orgID, executionID strin
 
 // GetApproval loads an approval of the organisation by its apr_ id or by its step's stp_ id
 // (the workflow.human_approval_pending event names the step).
-func (s *Store) GetApproval(ctx context.Context, orgID, id string) (*Approval, error) {
+func (s *Orchestration) GetApproval(ctx context.Context, orgID, id string) (*Approval, error) {
 	col := "id"
 	if strings.HasPrefix(id, string(ids.Step)+"_") {
 		col = "step_id"
@@ -211,7 +211,7 @@ func (s *Store) GetApproval(ctx context.Context, orgID, id string) (*Approval, e
 // MarkExecutionRunning moves an execution from pending to running. An execution the API
 // did not store first (a run started directly on Temporal) is stored as running. Running
 // it again changes nothing.
-func (s *Store) MarkExecutionRunning(ctx context.Context, e *Execution, startedAt time.Time) error {
+func (s *Orchestration) MarkExecutionRunning(ctx context.Context, e *Execution, startedAt time.Time) error {
 	startedAt = startedAt.UTC()
 	return s.Tx(ctx, func(tx *gorm.DB) error {
 		var cur Execution
@@ -244,7 +244,7 @@ type ExecutionEnd struct {
 }
 
 // FinishExecution records an execution's terminal state unless it already has one.
-func (s *Store) FinishExecution(ctx context.Context, orgID, id string, end ExecutionEnd) error {
+func (s *Orchestration) FinishExecution(ctx context.Context, orgID, id string, end ExecutionEnd) error {
 	if !orchestration.Terminal(end.Status) {
 		return fmt.Errorf("store: %q is not a terminal execution state", end.Status)
 	}
@@ -261,7 +261,7 @@ func (s *Store) FinishExecution(ctx context.Context, orgID, id string, end Execu
 
 // SaveStep writes a step's state: it creates the step or updates it, but never changes a
 // step that has finished, so a retried or late write cannot undo a final state.
-func (s *Store) SaveStep(ctx context.Context, st *Step) error {
+func (s *Orchestration) SaveStep(ctx context.Context, st *Step) error {
 	return s.Tx(ctx, func(tx *gorm.DB) error {
 		var cur Step
 		err := tx.Where("org_id = ? AND id = ?", st.OrgID, st.ID).Take(&cur).Error
@@ -280,7 +280,7 @@ func (s *Store) SaveStep(ctx context.Context, st *Step) error {
 }
 
 // CreateApproval stores a pending approval; storing it again changes nothing.
-func (s *Store) CreateApproval(ctx context.Context, a *Approval) error {
+func (s *Orchestration) CreateApproval(ctx context.Context, a *Approval) error {
 	a.Status = orchestration.ApprovalPending
 	return s.DB.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(a).Error
 }
@@ -296,7 +296,7 @@ type ApprovalEnd struct {
 
 // DecideApproval records the end of a pending approval; an approval already decided is
 // left as it is.
-func (s *Store) DecideApproval(ctx context.Context, orgID, id string, end ApprovalEnd) error {
+func (s *Orchestration) DecideApproval(ctx context.Context, orgID, id string, end ApprovalEnd) error {
 	switch end.Status {
 	case orchestration.ApprovalApproved, orchestration.ApprovalRejected, orchestration.ApprovalCancelled:
 	default:
@@ -311,7 +311,7 @@ func (s *Store) DecideApproval(ctx context.Context, orgID, id string, end Approv
 
 // ListWorkflows returns one page of the organisation's workflows, newest first; f.Q matches
 // the slug and the name, from/to bound created_at.
-func (s *Store) ListWorkflows(ctx context.Context, orgID string, page Offset, f Filter) ([]Workflow, int64, error) {
+func (s *Orchestration) ListWorkflows(ctx context.Context, orgID string, page Offset, f Filter) ([]Workflow, int64, error) {
 	return ListOffset[Workflow](ctx, s.DB, page, "created_at DESC, id DESC",
 		ForOrg(orgID), f.Scope(FilterColumns{Text: []string{"slug", "name"}}))
 }
@@ -336,21 +336,21 @@ func (q ExecutionQuery) scopes(orgID string) []Scope {
 
 // ListExecutions returns one page of the organisation's executions, newest first (created_at,
 // then id), and the cursor of the next page (nil at the end).
-func (s *Store) ListExecutions(ctx context.Context, orgID string, page CursorPage, q ExecutionQuery) ([]Execution, *Cursor, error) {
+func (s *Orchestration) ListExecutions(ctx context.Context, orgID string, page CursorPage, q ExecutionQuery) ([]Execution, *Cursor, error) {
 	page.TimeColumn = "created_at"
 	return ListCursor(ctx, s.DB, page, func(e *Execution) Cursor { return Cursor{Time: e.CreatedAt, ID: e.ID} }, q.scopes(orgID)...)
 }
 
 // CountExecutions counts the executions q selects per status, ignoring q's status filter, so
 // the counts of every status show next to a page filtered to one (summary=true).
-func (s *Store) CountExecutions(ctx context.Context, orgID string, q ExecutionQuery) (map[string]int64, error) {
+func (s *Orchestration) CountExecutions(ctx context.Context, orgID string, q ExecutionQuery) (map[string]int64, error) {
 	q.Filter.Status = nil
 	return CountBy[Execution](ctx, s.DB, "status", q.scopes(orgID)...)
 }
 
 // DeletePendingExecution removes an execution that is still pending: the API stored it but
 // could not start its workflow. An execution that has started is left alone.
-func (s *Store) DeletePendingExecution(ctx context.Context, orgID, id string) error {
+func (s *Orchestration) DeletePendingExecution(ctx context.Context, orgID, id string) error {
 	return s.DB.WithContext(ctx).Where("org_id = ? AND id = ? AND status = ?", orgID, id, orchestration.ExecutionPending).
 		Delete(&Execution{}).Error
 }
@@ -364,7 +364,7 @@ type ApprovalQuery struct {
 }
 
 // ListApprovals returns one page of the organisation's approvals, newest first, and their total.
-func (s *Store) ListApprovals(ctx context.Context, orgID string, page Offset, q ApprovalQuery) ([]Approval, int64, error) {
+func (s *Orchestration) ListApprovals(ctx context.Context, orgID string, page Offset, q ApprovalQuery) ([]Approval, int64, error) {
 	scopes := []Scope{ForOrg(orgID), q.Filter.Scope(FilterColumns{Text: []string{"action_label"}, Status: "status"})}
 	if q.AssignTo != "" {
 		scopes = append(scopes, Where("assign_to = ?", q.AssignTo))

@@ -18,18 +18,18 @@ type Ping struct {
 }
 
 // CreatePing stores a new ping in status pending.
-func (s *Store) CreatePing(ctx context.Context, p *Ping) error {
+func (s *Orchestration) CreatePing(ctx context.Context, p *Ping) error {
 	p.Status = "pending"
 	return s.DB.WithContext(ctx).Create(p).Error
 }
 
 // GetPing loads a ping of the organisation.
-func (s *Store) GetPing(ctx context.Context, orgID, id string) (*Ping, error) {
+func (s *Orchestration) GetPing(ctx context.Context, orgID, id string) (*Ping, error) {
 	return takeInOrg[Ping](s.DB.WithContext(ctx), orgID, id)
 }
 
 // CompletePing records the worker's answer; running it twice writes the same thing.
-func (s *Store) CompletePing(ctx context.Context, orgID, id, echo string, at time.Time) error {
+func (s *Orchestration) CompletePing(ctx context.Context, orgID, id, echo string, at time.Time) error {
 	return s.DB.WithContext(ctx).Model(&Ping{}).Where("org_id = ? AND id = ?", orgID, id).
 		Updates(map[string]any{"status": "succeeded", "echo": echo, "completed_at": at}).Error
 }

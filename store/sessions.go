@@ -27,14 +27,14 @@ func (s *Session) Active(now time.Time) bool {
 }
 
 // CreateSession stores a new session.
-func (s *Store) CreateSession(ctx context.Context, sess *Session) error {
+func (s *Sessions) Create(ctx context.Context, sess *Session) error {
 	sess.ExpiresAt = sess.ExpiresAt.UTC()
 	sess.CreatedAt = sess.CreatedAt.UTC()
 	return s.DB.WithContext(ctx).Create(sess).Error
 }
 
 // SessionByTokenHash finds a session by the SHA-256 of its cookie token.
-func (s *Store) SessionByTokenHash(ctx context.Context, hash string) (*Session, error) {
+func (s *Sessions) ByTokenHash(ctx context.Context, hash string) (*Session, error) {
 	var sess Session
 	if err := s.DB.WithContext(ctx).Where("token_hash = ?", hash).Take(&sess).Error; err != nil {
 		return nil, NotFound(err)
@@ -43,7 +43,7 @@ func (s *Store) SessionByTokenHash(ctx context.Context, hash string) (*Session, 
 }
 
 // RevokeSession ends one session of the organisation.
-func (s *Store) RevokeSession(ctx context.Context, orgID, id string, now time.Time) error {
+func (s *Sessions) Revoke(ctx context.Context, orgID, id string, now time.Time) error {
 	return s.DB.WithContext(ctx).Model(&Session{}).
 		Where("org_id = ? AND id = ? AND revoked_at IS NULL", orgID, id).
 		Update("revoked_at", now.UTC()).Error

@@ -24,12 +24,92 @@ import (
 // ErrNotFound is returned when a record does not exist in the caller's organisation.
 var ErrNotFound = errors.New("not found")
 
-// Store is the application database.
+// Store is the application database: the connection and one repository per product or
+// platform area, so that call sites read st.Documents.Get(ctx, orgID, id).
 type Store struct {
+	*handle
+
+	// Orchestration holds workflow definitions, executions, steps, approvals and pings.
+	Orchestration *Orchestration
+	// Documents holds documents, extractions, templates and the review threshold.
+	Documents *Documents
+	// Screening holds sanctions lists with their versions, and screenings.
+	Screening *Screening
+	// Webhooks holds subscriptions, events, deliveries and their attempts.
+	Webhooks *Webhooks
+	// Orgs holds organisations and bootstraps them.
+	Orgs *Orgs
+	// Users holds the organisations' users.
+	Users *Users
+	// Keys holds API keys.
+	Keys *Keys
+	// Sessions holds dashboard sessions.
+	Sessions *Sessions
+	// Audit holds the audit log.
+	Audit *Audit
+	// Idempotency holds idempotency records of POSTs with an externalId.
+	Idempotency *Idempotency
+	// RateLimits holds rate-limit counters and per-organisation overrides.
+	RateLimits *RateLimits
+	// Identity holds identity verifications and their attempts.
+	Identity *Identity
+	// Statements holds bank statement analyses.
+	Statements *Statements
+	// Fraud holds rule sets, decisions with their evidence, velocity counters, device sessions,
+	// alerts and backtests.
+	Fraud *Fraud
+	// Automation holds the AI token ledger, the model exchanges' audit records and automation runs.
+	Automation *Automation
+}
+
+// handle is what the Store and every repository share: the database connection.
+type handle struct {
 	// DB is the GORM handle; queries that touch organisation data must filter by org_id.
 	DB *gorm.DB
 	// Dialect is "sqlite" or "postgres".
 	Dialect string
+}
+
+// Orchestration is the orchestration product's repository.
+type Orchestration struct{ *handle }
+
+// Documents is the documents product's repository.
+type Documents struct{ *handle }
+
+// Webhooks is the webhooks product's repository (subscriptions, events and deliveries).
+type Webhooks struct{ *handle }
+
+// Orgs is the repository of organisations.
+type Orgs struct{ *handle }
+
+// Users is the repository of users.
+type Users struct{ *handle }
+
+// Keys is the repository of API keys.
+type Keys struct{ *handle }
+
+// Sessions is the repository of dashboard sessions.
+type Sessions struct{ *handle }
+
+// Audit is the repository of the audit log.
+type Audit struct{ *handle }
+
+// Idempotency is the repository of idempotency records.
+type Idempotency struct{ *handle }
+
+// RateLimits is the repository of rate-limit counters and overrides.
+type RateLimits struct{ *handle }
+
+// newStore wires every repository to one connection.
+func newStore(db *gorm.DB, dialect string) *Store {
+	h := &handle{DB: db, Dialect: dialect}
+	return &Store{
+		handle:        h,
+		Orchestration: &Orchestration{h}, Documents: &Documents{h}, Screening: &Screening{h}, Webhooks: &Webhooks{h},
+		Orgs: &Orgs{h}, Users: &Users{h}, Keys: &Keys{h}, Sessions: &Sessions{h}, Audit: &Audit{h},
+		Idempotency: &Idempotency{h}, RateLimits: &RateLimits{h}, Identity: &Identity{h},
+		Statements: &Statements{h}, Fraud: &Fraud{h}, Automation: &Automation{h},
+	}
 }
 
 // Open connects to the database at url: a postgres:// URL, or sqlite:<path>.
@@ -53,7 +133,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 			sqlDB.SetMaxIdleConns(32)
 			sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 		}
-		s := &Store{DB: db, Dialect: "postgres"}
+		s := newStore(db, "postgres")
 		if err := s.Ping(ctx); err != nil {
 			return nil, err
 		}
@@ -76,7 +156,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: open sqlite: %w", err)
 		}
-		s := &Store{DB: db, Dialect: "sqlite"}
+		s := newStore(db, "sqlite")
 		if err := s.Ping(ctx); err != nil {
 			return nil, err
 		}
@@ -98,12 +178,13 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Migrate creates or updates every table.
+// Migrate applies the pending versioned migrations (store/migrations), waiting for any other
+// migrator of the same database to finish first.
 func (s *Store) Migrate(ctx context.Context) error {
-	if err := s.DB.WithContext(ctx).AutoMigrate(AllModels()...); err != nil {
+	if err := s.migrateUp(ctx); err != nil {
 		return fmt.Errorf("store: migrate: %w", err)
 	}
-	return s.unlogRateLimitCounters(ctx)
+	return nil
 }
 
 // Close releases the connection pool.
@@ -116,7 +197,7 @@ func (s *Store) Close() error {
 }
 
 // Tx runs fn in a transaction.
-func (s *Store) Tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
+func (s *handle) Tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	return s.DB.WithContext(ctx).Transaction(fn)
 }
 

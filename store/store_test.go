@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/internal/ids"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/store/storetest"
 )
@@ -14,11 +14,11 @@ import (
 func TestOrganizationsUsersAndKeys(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		org, err := s.CreateOrganization(ctx, "Acme")
+		org, err := s.Orgs.Create(ctx, "Acme")
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.GetOrganization(ctx, org.ID)
+		got, err := s.Orgs.Get(ctx, org.ID)
 		if err != nil || got.Name != "Acme" {
 			t.Fatalf("GetOrganization = %+v, %v", got, err)
 		}
@@ -30,8 +30,8 @@ func TestOrganizationsUsersAndKeys(t *testing.T) {
 		if err := s.DB.Create(dup).Error; !store.IsUniqueViolation(err) {
 			t.Fatalf("duplicate email in one org: err = %v, want unique violation", err)
 		}
-		other, _ := s.CreateOrganization(ctx, "Other")
-		if _, err := s.GetUser(ctx, other.ID, u.ID); !errors.Is(err, store.ErrNotFound) {
+		other, _ := s.Orgs.Create(ctx, "Other")
+		if _, err := s.Users.Get(ctx, other.ID, u.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("user of another org: err = %v, want ErrNotFound", err)
 		}
 		exp := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
@@ -39,14 +39,14 @@ func TestOrganizationsUsersAndKeys(t *testing.T) {
 		if err := s.DB.Create(k).Error; err != nil {
 			t.Fatal(err)
 		}
-		back, err := s.APIKeyByHash(ctx, "abc")
+		back, err := s.Keys.ByHash(ctx, "abc")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(back.Scopes) != 2 || back.Scopes[1] != "webhooks:manage" || !back.ExpiresAt.Equal(exp) {
 			t.Fatalf("key round trip = %+v", back)
 		}
-		if _, err := s.APIKeyByHash(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Keys.ByHash(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("unknown hash: %v", err)
 		}
 	})
@@ -56,24 +56,24 @@ func TestPingLifecycle(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		p := &store.Ping{ID: ids.New(ids.Execution), OrgID: "org_a", Message: "hi"}
-		if err := s.CreatePing(ctx, p); err != nil {
+		if err := s.Orchestration.CreatePing(ctx, p); err != nil {
 			t.Fatal(err)
 		}
 		at := time.Now().UTC()
 		for i := 0; i < 2; i++ { // an activity can run twice
-			if err := s.CompletePing(ctx, "org_a", p.ID, "hi", at); err != nil {
+			if err := s.Orchestration.CompletePing(ctx, "org_a", p.ID, "hi", at); err != nil {
 				t.Fatal(err)
 			}
 		}
 		// Another organisation's completion of the same id changes nothing.
-		if err := s.CompletePing(ctx, "org_b", p.ID, "forged", at); err != nil {
+		if err := s.Orchestration.CompletePing(ctx, "org_b", p.ID, "forged", at); err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.GetPing(ctx, "org_a", p.ID)
+		got, err := s.Orchestration.GetPing(ctx, "org_a", p.ID)
 		if err != nil || got.Status != "succeeded" || got.Echo != "hi" {
 			t.Fatalf("GetPing = %+v, %v", got, err)
 		}
-		if _, err := s.GetPing(ctx, "org_b", p.ID); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Orchestration.GetPing(ctx, "org_b", p.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("foreign org: %v", err)
 		}
 	})

@@ -16,7 +16,7 @@ var ErrEmailTaken = errors.New("email already in use")
 func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // CreateUser stores a new user; u.ID, OrgID, Email and Role must be set.
-func (s *Store) CreateUser(ctx context.Context, u *User) error {
+func (s *Users) Create(ctx context.Context, u *User) error {
 	return createUser(s.DB.WithContext(ctx), u)
 }
 
@@ -32,13 +32,13 @@ func createUser(db *gorm.DB, u *User) error {
 }
 
 // ListUsers pages through the organisation's users, newest first; f.Q matches email and name.
-func (s *Store) ListUsers(ctx context.Context, orgID string, page Offset, f Filter) ([]User, int64, error) {
+func (s *Users) List(ctx context.Context, orgID string, page Offset, f Filter) ([]User, int64, error) {
 	return ListOffset[User](ctx, s.DB, page, "created_at DESC, id DESC",
 		ForOrg(orgID), f.Scope(FilterColumns{Text: []string{"email", "name"}}))
 }
 
 // UserByEmail finds a user by email across organisations (emails are globally unique), for login.
-func (s *Store) UserByEmail(ctx context.Context, email string) (*User, error) {
+func (s *Users) ByEmail(ctx context.Context, email string) (*User, error) {
 	var u User
 	if err := s.DB.WithContext(ctx).Where("email = ?", NormalizeEmail(email)).Take(&u).Error; err != nil {
 		return nil, NotFound(err)
@@ -57,7 +57,7 @@ type UserChanges struct {
 
 // UpdateUser applies changes to a user of the organisation. A new password or disabling the user
 // also ends the user's dashboard sessions.
-func (s *Store) UpdateUser(ctx context.Context, orgID, id string, ch UserChanges) (*User, error) {
+func (s *Users) Update(ctx context.Context, orgID, id string, ch UserChanges) (*User, error) {
 	var out User
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
 		u, err := takeInOrg[User](tx, orgID, id)

@@ -12,9 +12,9 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"github.com/svcplatform/svc/events"
-	"github.com/svcplatform/svc/ids"
-	"github.com/svcplatform/svc/secrets"
+	"github.com/svcplatform/svc/internal/events"
+	"github.com/svcplatform/svc/internal/ids"
+	"github.com/svcplatform/svc/internal/secrets"
 	"github.com/svcplatform/svc/webhook"
 )
 
@@ -107,7 +107,7 @@ func checkEventNames(names []string) error {
 // CreateWebhook stores a subscription with a fresh secret, sealed with box, and
 // returns the subscription and the secret in clear (to be shown exactly once).
 // The URL is checked by the caller (netguard.Guard.CheckURL).
-func (s *Store) CreateWebhook(ctx context.Context, box *secrets.Box, orgID, url string, eventNames []string, active bool) (*WebhookSubscription, string, error) {
+func (s *Webhooks) Create(ctx context.Context, box *secrets.Box, orgID, url string, eventNames []string, active bool) (*WebhookSubscription, string, error) {
 	if err := checkEventNames(eventNames); err != nil {
 		return nil, "", err
 	}
@@ -148,13 +148,13 @@ func dedupe(names []string) []string {
 }
 
 // GetWebhook loads a subscription of the organisation.
-func (s *Store) GetWebhook(ctx context.Context, orgID, id string) (*WebhookSubscription, error) {
+func (s *Webhooks) Get(ctx context.Context, orgID, id string) (*WebhookSubscription, error) {
 	return takeInOrg[WebhookSubscription](s.DB.WithContext(ctx), orgID, id)
 }
 
 // ListWebhooks returns one page of the organisation's subscriptions, newest
 // first; f.Q matches the URL.
-func (s *Store) ListWebhooks(ctx context.Context, orgID string, page Offset, f Filter) ([]WebhookSubscription, int64, error) {
+func (s *Webhooks) List(ctx context.Context, orgID string, page Offset, f Filter) ([]WebhookSubscription, int64, error) {
 	return ListOffset[WebhookSubscription](ctx, s.DB, page, "created_at DESC, id DESC",
 		ForOrg(orgID), f.Scope(FilterColumns{Text: []string{"url"}}))
 }
@@ -167,7 +167,7 @@ type WebhookPatch struct {
 }
 
 // UpdateWebhook applies patch to a subscription of the organisation.
-func (s *Store) UpdateWebhook(ctx context.Context, orgID, id string, patch WebhookPatch) (*WebhookSubscription, error) {
+func (s *Webhooks) Update(ctx context.Context, orgID, id string, patch WebhookPatch) (*WebhookSubscription, error) {
 	if patch.Events != nil {
 		if err := checkEventNames(patch.Events); err != nil {
 			return nil, err
@@ -199,7 +199,7 @@ func (s *Store) UpdateWebhook(ctx context.Context, orgID, id string, patch Webho
 
 // DeleteWebhook deletes a subscription; deliveries still in flight are dropped
 // at their next attempt, and its delivery log goes with it.
-func (s *Store) DeleteWebhook(ctx context.Context, orgID, id string) error {
+func (s *Webhooks) Delete(ctx context.Context, orgID, id string) error {
 	return s.Tx(ctx, func(tx *gorm.DB) error {
 		res := tx.Where("org_id = ? AND id = ?", orgID, id).Delete(&WebhookSubscription{})
 		if res.Error != nil {
@@ -218,8 +218,8 @@ func (s *Store) DeleteWebhook(ctx context.Context, orgID, id string) error {
 
 // RotateWebhookSecret replaces a subscription's secret and returns the new one in clear.
 // Attempts made from now on are signed with it.
-func (s *Store) RotateWebhookSecret(ctx context.Context, box *secrets.Box, orgID, id string) (string, error) {
-	sub, err := s.GetWebhook(ctx, orgID, id)
+func (s *Webhooks) RotateSecret(ctx context.Context, box *secrets.Box, orgID, id string) (string, error) {
+	sub, err := s.Get(ctx, orgID, id)
 	if err != nil {
 		return "", err
 	}
@@ -255,7 +255,7 @@ func deliveryIDFor(eventID, subscriptionID string, at time.Time) string {
 // writes nothing new for existing subscriptions and returns the same
 // deliveries (ids derived from event and subscription), so the caller can
 // (re)start their workflows. An existing event keeps its stored body.
-func (s *Store) PublishEvent(ctx context.Context, env events.Envelope) (*Event, []Delivery, error) {
+func (s *Webhooks) PublishEvent(ctx context.Context, env events.Envelope) (*Event, []Delivery, error) {
 	body, err := json.Marshal(env)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: publish: %w", err)
@@ -307,7 +307,7 @@ func (s *Store) PublishEvent(ctx context.Context, env events.Envelope) (*Event, 
 // pruneFull prunes the delivery history of those subscriptions of ds that hold more than
 // DeliveryHistory deliveries, found with one query, so a wide fan-out does not cost a query per
 // subscription.
-func (s *Store) pruneFull(ctx context.Context, orgID string, ds []Delivery) error {
+func (s *Webhooks) pruneFull(ctx context.Context, orgID string, ds []Delivery) error {
 	if len(ds) == 0 {
 		return nil
 	}
@@ -330,8 +330,8 @@ func (s *Store) pruneFull(ctx context.Context, orgID string, ds []Delivery) erro
 
 // CreateTestDelivery makes a webhook.test event (data.source = "test") and one
 // delivery of it to the subscription, whatever events it names.
-func (s *Store) CreateTestDelivery(ctx context.Context, orgID, subscriptionID string, now time.Time) (*Delivery, error) {
-	sub, err := s.GetWebhook(ctx, orgID, subscriptionID)
+func (s *Webhooks) CreateTestDelivery(ctx context.Context, orgID, subscriptionID string, now time.Time) (*Delivery, error) {
+	sub, err := s.Get(ctx, orgID, subscriptionID)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +360,7 @@ func (s *Store) CreateTestDelivery(ctx context.Context, orgID, subscriptionID st
 
 // Redeliver makes a new delivery of a delivery's event (same event id and body)
 // to the same subscription, to go through the whole ladder again.
-func (s *Store) Redeliver(ctx context.Context, orgID, subscriptionID, deliveryID string) (*Delivery, error) {
+func (s *Webhooks) Redeliver(ctx context.Context, orgID, subscriptionID, deliveryID string) (*Delivery, error) {
 	old, err := s.GetDelivery(ctx, orgID, subscriptionID, deliveryID)
 	if err != nil {
 		return nil, err
@@ -374,7 +374,7 @@ func (s *Store) Redeliver(ctx context.Context, orgID, subscriptionID, deliveryID
 }
 
 // GetDelivery loads a delivery of a subscription of the organisation.
-func (s *Store) GetDelivery(ctx context.Context, orgID, subscriptionID, id string) (*Delivery, error) {
+func (s *Webhooks) GetDelivery(ctx context.Context, orgID, subscriptionID, id string) (*Delivery, error) {
 	var d Delivery
 	err := s.DB.WithContext(ctx).Where("org_id = ? AND subscription_id = ? AND id = ?", orgID, subscriptionID, id).Take(&d).Error
 	if err != nil {
@@ -384,7 +384,7 @@ func (s *Store) GetDelivery(ctx context.Context, orgID, subscriptionID, id strin
 }
 
 // DeliveryAttempts lists a delivery's attempts in order.
-func (s *Store) DeliveryAttempts(ctx context.Context, orgID, deliveryID string) ([]DeliveryAttempt, error) {
+func (s *Webhooks) DeliveryAttempts(ctx context.Context, orgID, deliveryID string) ([]DeliveryAttempt, error) {
 	var as []DeliveryAttempt
 	err := s.DB.WithContext(ctx).Where("org_id = ? AND delivery_id = ?", orgID, deliveryID).Order("attempt").Find(&as).Error
 	return as, err
@@ -393,7 +393,7 @@ func (s *Store) DeliveryAttempts(ctx context.Context, orgID, deliveryID string) 
 // ListDeliveries returns one page of a subscription's deliveries, newest first
 // (by created_at, then id), at most DeliveryHistory at a time, with the common
 // filters status (f.Status) and from/to (on created_at); next is nil at the end.
-func (s *Store) ListDeliveries(ctx context.Context, orgID, subscriptionID string, page CursorPage, f Filter) ([]Delivery, *Cursor, error) {
+func (s *Webhooks) ListDeliveries(ctx context.Context, orgID, subscriptionID string, page CursorPage, f Filter) ([]Delivery, *Cursor, error) {
 	page.Limit = min(page.Limit, DeliveryHistory)
 	page.TimeColumn = "created_at"
 	return ListCursor(ctx, s.DB, page, func(d *Delivery) Cursor { return Cursor{Time: d.CreatedAt, ID: d.ID} },
@@ -403,7 +403,7 @@ func (s *Store) ListDeliveries(ctx context.Context, orgID, subscriptionID string
 // PruneDeliveries deletes a subscription's finished deliveries (and their
 // attempts) older than its newest DeliveryHistory. Deliveries still in flight
 // are kept until they finish.
-func (s *Store) PruneDeliveries(ctx context.Context, orgID, subscriptionID string) error {
+func (s *Webhooks) PruneDeliveries(ctx context.Context, orgID, subscriptionID string) error {
 	db := s.DB.WithContext(ctx)
 	var boundary []string
 	if err := db.Model(&Delivery{}).Where("org_id = ? AND subscription_id = ?", orgID, subscriptionID).
@@ -436,7 +436,7 @@ type DeliveryTarget struct {
 
 // LoadDeliveryTarget loads a delivery with its event and subscription.
 // It returns ErrNotFound when the delivery or its subscription no longer exists.
-func (s *Store) LoadDeliveryTarget(ctx context.Context, orgID, deliveryID string) (*DeliveryTarget, error) {
+func (s *Webhooks) LoadDeliveryTarget(ctx context.Context, orgID, deliveryID string) (*DeliveryTarget, error) {
 	db := s.DB.WithContext(ctx)
 	d, err := takeInOrg[Delivery](db, orgID, deliveryID)
 	if err != nil {
@@ -454,7 +454,7 @@ func (s *Store) LoadDeliveryTarget(ctx context.Context, orgID, deliveryID string
 }
 
 // RecordedAttempt returns attempt number n of a delivery if it was recorded.
-func (s *Store) RecordedAttempt(ctx context.Context, orgID, deliveryID string, n int) (*DeliveryAttempt, error) {
+func (s *Webhooks) RecordedAttempt(ctx context.Context, orgID, deliveryID string, n int) (*DeliveryAttempt, error) {
 	var a DeliveryAttempt
 	err := s.DB.WithContext(ctx).Where("org_id = ? AND delivery_id = ? AND attempt = ?", orgID, deliveryID, n).Take(&a).Error
 	if err != nil {
@@ -467,7 +467,7 @@ func (s *Store) RecordedAttempt(ctx context.Context, orgID, deliveryID string, n
 // transaction. Recording the same (delivery, attempt) again overwrites that
 // row rather than adding one, and a delivery already delivered or dropped
 // keeps its status. nextAttemptAt is set only for status failed.
-func (s *Store) RecordAttempt(ctx context.Context, a DeliveryAttempt, status webhook.DeliveryStatus, nextAttemptAt *time.Time) error {
+func (s *Webhooks) RecordAttempt(ctx context.Context, a DeliveryAttempt, status webhook.DeliveryStatus, nextAttemptAt *time.Time) error {
 	a.ResponseBody = truncateText(a.ResponseBody, MaxResponseBody)
 	a.Error = truncateText(a.Error, maxErrorText)
 	a.AttemptedAt = a.AttemptedAt.UTC()
@@ -496,7 +496,7 @@ func (s *Store) RecordAttempt(ctx context.Context, a DeliveryAttempt, status web
 
 // DropDelivery marks a delivery dropped (unless already delivered or dropped),
 // noting why in its last error.
-func (s *Store) DropDelivery(ctx context.Context, orgID, deliveryID, reason string) error {
+func (s *Webhooks) DropDelivery(ctx context.Context, orgID, deliveryID, reason string) error {
 	err := s.DB.WithContext(ctx).Model(&Delivery{}).
 		Where("org_id = ? AND id = ? AND status NOT IN ?", orgID, deliveryID, finalStatuses).
 		Updates(map[string]any{"status": webhook.StatusDropped, "last_error": truncateText(reason, maxErrorText),

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/svcplatform/svc/events"
+	"github.com/svcplatform/svc/internal/events"
 	"github.com/svcplatform/svc/webhook"
 )
 

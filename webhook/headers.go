@@ -4,7 +4,8 @@
 // uses Sign and Headers when it sends a delivery. The signature is
 // "sha256=<lowercase hex HMAC-SHA256 of the raw body>" keyed with the
 // subscription secret, sent in the unified X-Service-Signature header and, during
-// the header migration, in the product-prefixed header (X-Orch-, X-DocInt-).
+// the header migration, in the product-prefixed header (X-Orch-, X-DocInt-, X-Identity-,
+// X-BankStatement-).
 // Every delivery also carries the Standard Webhooks headers (webhook-id,
 // webhook-timestamp, webhook-signature) computed with the same secret, which
 // lets receivers reject replays by timestamp.
@@ -18,6 +19,10 @@ const (
 	OrchPrefix = "X-Orch-"
 	// DocIntPrefix is the document intelligence product's header prefix.
 	DocIntPrefix = "X-DocInt-"
+	// IdentityPrefix is the identity verification product's header prefix (SPEC 6.1).
+	IdentityPrefix = "X-Identity-"
+	// BankStatementPrefix is the bank statement analysis product's header prefix (SPEC 6.1).
+	BankStatementPrefix = "X-BankStatement-"
 )
 
 // Header suffixes; a full header name is a prefix plus one of these.
@@ -59,4 +64,6 @@ const (
 )
 
 // ProductPrefixes lists the product header prefixes Verify accepts besides the unified one.
-func ProductPrefixes() []string { return []string{OrchPrefix, DocIntPrefix} }
+func ProductPrefixes() []string {
+	return []string{OrchPrefix, DocIntPrefix, IdentityPrefix, BankStatementPrefix}
+}

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -10,10 +11,13 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/svcplatform/svc/activities"
-	"github.com/svcplatform/svc/blobs"
-	"github.com/svcplatform/svc/docintel"
+	docacts "github.com/svcplatform/svc/activities/documents"
+	hookacts "github.com/svcplatform/svc/activities/webhooks"
+	"github.com/svcplatform/svc/internal/blobs"
+	docintel "github.com/svcplatform/svc/internal/documents"
+	"github.com/svcplatform/svc/internal/secrets"
 	"github.com/svcplatform/svc/workflows"
+	docwf "github.com/svcplatform/svc/workflows/documents"
 )
 
 // registerDocuments registers the document workflows and their activities: everything on the
@@ -21,7 +25,7 @@ import (
 // about one activity per core (OCR is CPU-bound). The external programs are checked now: when
 // one is missing the worker still starts (orchestration and webhooks do not need them), says
 // so loudly, and documents fail in their text stage after its retries.
-func registerDocuments(q map[string]sdkworker.Worker, d Deps, hooks *activities.Webhooks) error {
+func registerDocuments(q map[string]sdkworker.Worker, d Deps, hooks *hookacts.Activities) error {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
@@ -33,14 +37,20 @@ func registerDocuments(q map[string]sdkworker.Worker, d Deps, hooks *activities.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := engine.CheckTools(ctx); err != nil {
-		d.Logger.Error("document tools are missing: documents will fail in their text stage (install docintel/APT_PACKAGES)", "error", err)
+		d.Logger.Error("document tools are missing: documents will fail in their text stage (install internal/documents/APT_PACKAGES)", "error", err)
 	}
-	acts := &activities.Documents{Store: d.Store, Blobs: bl, Engine: engine, Box: hooks.Box, Publisher: hooks,
+	// Passwords are sealed with the platform's box (config secrets.key); without a key the
+	// pipeline treats a stored password as absent.
+	box, err := secrets.FromConfig(d.Config.Secrets.Key)
+	if err != nil && !errors.Is(err, secrets.ErrNoKey) {
+		return err
+	}
+	acts := &docacts.Activities{Store: d.Store, Blobs: bl, Engine: engine, Box: box, Publisher: hooks,
 		Threshold: d.Config.Documents.Threshold, MaxFileBytes: d.Config.Documents.MaxUploadBytes, Logger: d.Logger}
 	docs := q[workflows.QueueDocuments]
-	docs.RegisterWorkflowWithOptions(workflows.DocumentPipeline, workflow.RegisterOptions{Name: workflows.DocumentPipelineName})
-	docs.RegisterWorkflowWithOptions(workflows.DocumentCorrection, workflow.RegisterOptions{Name: workflows.DocumentCorrectionName})
+	docs.RegisterWorkflowWithOptions(docwf.DocumentPipeline, workflow.RegisterOptions{Name: docwf.DocumentPipelineName})
+	docs.RegisterWorkflowWithOptions(docwf.DocumentCorrection, workflow.RegisterOptions{Name: docwf.DocumentCorrectionName})
 	docs.RegisterActivity(acts)
-	q[workflows.QueueDocumentsText].RegisterActivityWithOptions(acts.ReadDocumentText, activity.RegisterOptions{Name: workflows.ActivityReadDocumentText})
+	q[workflows.QueueDocumentsText].RegisterActivityWithOptions(acts.ReadDocumentText, activity.RegisterOptions{Name: docwf.ActivityReadDocumentText})
 	return nil
 }

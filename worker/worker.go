@@ -6,12 +6,10 @@ import (
 	"log/slog"
 	"runtime"
 
-	"go.temporal.io/sdk/activity"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
-	"github.com/svcplatform/svc/activities"
 	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/workflows"
@@ -22,6 +20,8 @@ type Deps struct {
 	Config *config.Config
 	Store  *store.Store
 	Logger *slog.Logger
+	// Registry receives the workers' own metrics (AI tokens and latency); nil keeps them private.
+	Registry prometheus.Registerer
 }
 
 // Workers is one Temporal worker per task queue.
@@ -50,31 +50,23 @@ func New(c client.Client, d Deps) (*Workers, error) {
 	return w, nil
 }
 
-// register is the one place that says which workflow and activity runs on which queue.
+// register is the one place that says which product's workflows and activities run on which
+// queue: one line per product, each product's registration in worker/<product>.go. Webhooks
+// come first: every product publishes its events through them.
 func register(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
-	orch := q[workflows.QueueOrchestration]
-	orch.RegisterWorkflowWithOptions(workflows.Ping, workflow.RegisterOptions{Name: "Ping"})
-	ping := &activities.Ping{Store: d.Store}
-	orch.RegisterActivityWithOptions(ping.CompletePing, activity.RegisterOptions{Name: workflows.ActivityCompletePing})
-
-	// Webhooks: the delivery ladder and its attempts, and publishing (any workflow's PublishEvent runs here).
-	hooks, err := activities.NewWebhooks(d.Config, d.Store, c, d.Logger)
+	hooks, err := registerWebhooks(q, c, d)
 	if err != nil {
 		return err
 	}
-	wh := q[workflows.QueueWebhooks]
-	wh.RegisterWorkflowWithOptions(workflows.WebhookDelivery, workflow.RegisterOptions{Name: workflows.WebhookDeliveryName})
-	wh.RegisterActivityWithOptions(hooks.AttemptWebhookDelivery, activity.RegisterOptions{Name: workflows.ActivityAttemptWebhookDelivery})
-	wh.RegisterActivityWithOptions(hooks.DropWebhookDelivery, activity.RegisterOptions{Name: workflows.ActivityDropWebhookDelivery})
-	wh.RegisterActivityWithOptions(hooks.PublishEvent, activity.RegisterOptions{Name: workflows.ActivityPublishEvent})
-
-	// Orchestration: the Execution workflow and its activities (registered under their method
-	// names). http nodes go through the webhooks' SSRF guard, with no client-wide timeout: each
-	// node applies its own (up to orchestration.MaxHTTPTimeout).
-	orch.RegisterWorkflowWithOptions(workflows.Execution, workflow.RegisterOptions{Name: workflows.ExecutionWorkflowName})
-	orch.RegisterActivity(&activities.Orchestration{Store: d.Store, Publisher: hooks, HTTP: hooks.Guard.Client()})
-
-	// Documents: the pipeline, corrections and their activities (worker/documents.go).
+	ai, err := registerAutomation(q, d, hooks)
+	if err != nil {
+		return err
+	}
+	registerOrchestration(q, d, hooks, ai)
+	if err := registerIdentity(q, c, d); err != nil {
+		return err
+	}
+	registerFraud(q, d)
 	return registerDocuments(q, d, hooks)
 }
 

@@ -6,10 +6,10 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/svcplatform/svc/events"
+	"github.com/svcplatform/svc/internal/events"
 )
 
-// ActivityPublishEvent is the registered name of activities.Webhooks.PublishEvent.
+// ActivityPublishEvent is the registered name of activities/webhooks.Activities.PublishEvent.
 const ActivityPublishEvent = "PublishEvent"
 
 // PublishEventInput is one event to publish. The publishing workflow fills it
@@ -41,34 +41,42 @@ type PublishEventResult struct {
 // subscription that wants it, and starts their WebhookDelivery workflows).
 // Call it with the same key on replay and the event keeps its id.
 func PublishEvent(ctx workflow.Context, orgID, name, key string, data map[string]any) (PublishEventResult, error) {
-	in := eventInput(ctx, orgID, workflow.GetInfo(ctx).WorkflowExecution.ID, name, key, data)
+	in := EventInput(ctx, orgID, workflow.GetInfo(ctx).WorkflowExecution.ID, name, key, data)
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           QueueWebhooks, // one registration, whichever product publishes
 		StartToCloseTimeout: time.Minute,
-		RetryPolicy:         bookkeepingRetry(ErrTypeInvalidEvent),
+		RetryPolicy:         BookkeepingRetry(ErrTypeInvalidEvent),
 	})
 	var out PublishEventResult
 	err := workflow.ExecuteActivity(ctx, ActivityPublishEvent, in).Get(ctx, &out)
 	return out, err
 }
 
-// eventInput prepares one event for an activity to publish: its evt_ id derives from seed
+// EventInput prepares one event for an activity to publish: its evt_ id derives from seed
 // (the record the workflow runs for), key and name, and its time is the workflow's, so a
 // retried activity or a replay publishes the same event.
-func eventInput(ctx workflow.Context, orgID, seed, name, key string, data map[string]any) PublishEventInput {
+func EventInput(ctx workflow.Context, orgID, seed, name, key string, data map[string]any) PublishEventInput {
 	now := workflow.Now(ctx).UTC().Truncate(time.Millisecond)
 	return PublishEventInput{
 		EventID: events.DeriveID(now, seed, key, name), Event: name, OrgID: orgID, OccurredAt: now, Data: data,
 	}
 }
 
-// bookkeepingRetry is the retry policy of the bookkeeping activities (store writes and their
+// BookkeepingRetry is the retry policy of the bookkeeping activities (store writes and their
 // events): retried until they succeed, except for the error types given, which retrying
 // cannot mend.
-func bookkeepingRetry(nonRetryable ...string) *temporal.RetryPolicy {
+func BookkeepingRetry(nonRetryable ...string) *temporal.RetryPolicy {
 	return &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute, NonRetryableErrorTypes: nonRetryable}
 }
 
 // ErrTypeInvalidEvent is the application error type of an event the catalog
 // rejects (unknown name, missing or unknown data keys); it is not retried.
 const ErrTypeInvalidEvent = "InvalidEvent"
+
+// OrNull is s as an event data value: null when s is empty.
+func OrNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -1,4 +1,4 @@
-package workflows
+package workflows_test
 
 import (
 	"context"
@@ -8,14 +8,16 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/svcplatform/svc/events"
-	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/internal/events"
+	"github.com/svcplatform/svc/internal/ids"
+	"github.com/svcplatform/svc/workflows"
+	"github.com/svcplatform/svc/workflows/workflowtest"
 )
 
 func publishTwice(ctx workflow.Context) ([]string, error) {
 	var out []string
 	for _, key := range []string{"stp_1", "stp_2"} {
-		res, err := PublishEvent(ctx, "org_1", events.WorkflowStepCompleted, key,
+		res, err := workflows.PublishEvent(ctx, "org_1", events.WorkflowStepCompleted, key,
 			map[string]any{"executionId": "exe_1", "stepId": key, "nodeId": "n", "output": nil})
 		if err != nil {
 			return nil, err
@@ -26,18 +28,18 @@ func publishTwice(ctx workflow.Context) ([]string, error) {
 }
 
 func TestPublishEventDerivesStableIDs(t *testing.T) {
-	run := func() ([]string, []PublishEventInput) {
-		env := newTestEnv()
+	run := func() ([]string, []workflows.PublishEventInput) {
+		env := workflowtest.NewEnv()
 		env.SetStartTime(time.Date(2026, 1, 2, 3, 4, 5, 678_900_000, time.UTC))
-		var got []PublishEventInput
+		var got []workflows.PublishEventInput
 		env.RegisterWorkflow(publishTwice)
-		env.RegisterActivityWithOptions(func(ctx context.Context, in PublishEventInput) (PublishEventResult, error) {
-			if q := activity.GetInfo(ctx).TaskQueue; q != QueueWebhooks {
-				t.Errorf("publish activity on queue %q, want %q", q, QueueWebhooks)
+		env.RegisterActivityWithOptions(func(ctx context.Context, in workflows.PublishEventInput) (workflows.PublishEventResult, error) {
+			if q := activity.GetInfo(ctx).TaskQueue; q != workflows.QueueWebhooks {
+				t.Errorf("publish activity on queue %q, want %q", q, workflows.QueueWebhooks)
 			}
 			got = append(got, in)
-			return PublishEventResult{EventID: in.EventID}, nil
-		}, activity.RegisterOptions{Name: ActivityPublishEvent})
+			return workflows.PublishEventResult{EventID: in.EventID}, nil
+		}, activity.RegisterOptions{Name: workflows.ActivityPublishEvent})
 		env.ExecuteWorkflow(publishTwice)
 		var idsOut []string
 		if err := env.GetWorkflowResult(&idsOut); err != nil {

@@ -1,5 +1,7 @@
-// Package workflows holds svc's Temporal workflow definitions. Code here is deterministic:
-// no time.Now, no goroutines, no I/O, no map iteration order; side effects live in activities.
+// Package workflows holds what every product's Temporal workflows share: the task queues,
+// the search attributes, idempotent starts, publishing events and the Update errors. Each
+// product's workflows live in workflows/<product>. Workflow code is deterministic: no
+// time.Now, no goroutines, no I/O, no map iteration order; side effects live in activities.
 package workflows
 
 import (
@@ -16,10 +18,17 @@ const (
 	// QueueDocumentsText runs only the documents' text stage (OCR is CPU-bound): the worker
 	// takes about one of its activities per core.
 	QueueDocumentsText = "documents-text"
+	// QueueIdentity runs the identity verifications (their documents are read on QueueDocumentsText).
+	QueueIdentity = "identity"
+	// QueueFraud runs the fraud product's backtests (never its decisions: those are the fast path).
+	QueueFraud = "fraud"
+	// QueueAutomation runs the built-in AI automations (the ai node's model step runs on the
+	// orchestration queue with its execution).
+	QueueAutomation = "automation"
 )
 
 // Queues lists every task queue.
-var Queues = []string{QueueOrchestration, QueueDocuments, QueueDocumentsText, QueueWebhooks}
+var Queues = []string{QueueOrchestration, QueueDocuments, QueueDocumentsText, QueueWebhooks, QueueIdentity, QueueFraud, QueueAutomation}
 
 // Custom search attributes (all Keyword), registered on the namespace so operators can find any run
 // in the Temporal UI by organisation, product workflow and the caller's externalId.
@@ -32,10 +41,10 @@ var (
 // SearchAttributeNames lists the custom search attributes' names.
 var SearchAttributeNames = []string{"OrgId", "WorkflowSlug", "ExternalId"}
 
-// startOnce are the options of an idempotent start (ARCHITECTURE 4): workflow id = id on
+// StartOnce are the options of an idempotent start (ARCHITECTURE 4): workflow id = id on
 // queue, and a second start of the same id returns the existing run (running) or is
 // rejected as a duplicate (finished).
-func startOnce(id, queue, summary string, attrs ...temporal.SearchAttributeUpdate) client.StartWorkflowOptions {
+func StartOnce(id, queue, summary string, attrs ...temporal.SearchAttributeUpdate) client.StartWorkflowOptions {
 	o := client.StartWorkflowOptions{
 		ID:                       id,
 		TaskQueue:                queue,
@@ -49,13 +58,13 @@ func startOnce(id, queue, summary string, attrs ...temporal.SearchAttributeUpdat
 	return o
 }
 
-// productStart is startOnce for a product's run, found by the search attributes OrgId,
+// ProductStart is StartOnce for a product's run, found by the search attributes OrgId,
 // WorkflowSlug and, when the caller gave one, ExternalId, which then also ends the summary.
-func productStart(id, queue, summary, orgID, slug, externalID string) client.StartWorkflowOptions {
+func ProductStart(id, queue, summary, orgID, slug, externalID string) client.StartWorkflowOptions {
 	attrs := []temporal.SearchAttributeUpdate{AttrOrgID.ValueSet(orgID), AttrWorkflowSlug.ValueSet(slug)}
 	if externalID != "" {
 		attrs = append(attrs, AttrExternalID.ValueSet(externalID))
 		summary += " · " + externalID
 	}
-	return startOnce(id, queue, summary, attrs...)
+	return StartOnce(id, queue, summary, attrs...)
 }

@@ -34,9 +34,10 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/svcplatform/svc/api"
-	"github.com/svcplatform/svc/auth"
+	"github.com/svcplatform/svc/api/products"
 	"github.com/svcplatform/svc/config"
-	"github.com/svcplatform/svc/ratelimit"
+	"github.com/svcplatform/svc/internal/auth"
+	"github.com/svcplatform/svc/internal/ratelimit"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/store/storetest"
 )
@@ -143,7 +144,8 @@ func New(t testing.TB, o Options) *Harness {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	srv := api.New(api.Deps{Config: cfg, Store: st, Temporal: o.Temporal, Logger: logger, Now: clk.Now, RateLimits: o.RateLimits})
+	deps := api.Deps{Config: cfg, Store: st, Temporal: o.Temporal, Logger: logger, Now: clk.Now, RateLimits: o.RateLimits}
+	srv := api.New(deps, products.All(deps)...)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 
@@ -172,16 +174,23 @@ var tenantSeq struct {
 	n int
 }
 
-// NewTenant creates another organisation (for cross-organisation tests) with its admin.
+// NewTenant creates another organisation (for cross-organisation tests) with its admin and
+// every product.
 func (h *Harness) NewTenant(name string) Tenant {
+	h.T.Helper()
+	return h.NewTenantWith(name, nil)
+}
+
+// NewTenantWith is NewTenant for an organisation with only the given products (nil: every one).
+func (h *Harness) NewTenantWith(name string, capabilities []string) Tenant {
 	h.T.Helper()
 	tenantSeq.Lock()
 	tenantSeq.n++
 	n := tenantSeq.n
 	tenantSeq.Unlock()
-	res, err := h.Store.Bootstrap(context.Background(), store.BootstrapInput{
+	res, err := h.Store.Orgs.Bootstrap(context.Background(), store.BootstrapInput{
 		OrgName: name, Email: fmt.Sprintf("admin%d.%d@example.com", n, time.Now().UnixNano()), UserName: "Admin",
-		Role: auth.RoleAdmin, Environment: h.Config.Environment, Now: h.Clock.Now(),
+		Role: auth.RoleAdmin, Environment: h.Config.Environment, Now: h.Clock.Now(), Capabilities: capabilities,
 	})
 	if err != nil {
 		h.T.Fatalf("apitest: bootstrap: %v", err)
@@ -208,7 +217,7 @@ func (h *Harness) KeyWith(spec KeySpec) (value, id string) {
 	if spec.Environment == "" {
 		spec.Environment = h.Config.Environment
 	}
-	k, secret, err := h.Store.IssueAPIKey(context.Background(), store.NewAPIKey{
+	k, secret, err := h.Store.Keys.Issue(context.Background(), store.NewAPIKey{
 		OrgID: spec.OrgID, Name: "test", Environment: spec.Environment, Scopes: spec.Scopes,
 		ActAsUserID: spec.ActAsUserID, CallerServiceSlug: spec.ServiceSlug, ExpiresAt: spec.ExpiresAt, Now: h.Clock.Now(),
 	})
@@ -390,7 +399,7 @@ func (h *Harness) With(t testing.TB) *Harness {
 func (h *Harness) NoRateLimits(orgID string) {
 	h.T.Helper()
 	for bucket := range api.DefaultRateLimits() {
-		if err := h.Store.SetRateLimitOverride(context.Background(), store.RateLimitOverride{
+		if err := h.Store.RateLimits.SetOverride(context.Background(), store.RateLimitOverride{
 			OrgID: orgID, Bucket: bucket, MaxRequests: 1 << 30, WindowSeconds: 60,
 		}); err != nil {
 			h.T.Fatalf("apitest: override: %v", err)

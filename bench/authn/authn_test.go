@@ -26,8 +26,9 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/svcplatform/svc/api"
+	"github.com/svcplatform/svc/api/products"
 	"github.com/svcplatform/svc/config"
-	"github.com/svcplatform/svc/ids"
+	"github.com/svcplatform/svc/internal/ids"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/store/storetest"
 )
@@ -114,18 +115,18 @@ func load(b *testing.B, url, key string, clients int, d time.Duration) result {
 func setup(b *testing.B, backend storetest.Backend, rateStore string) (authURL, bareURL, key string) {
 	st := storetest.Open(b, backend)
 	ctx := context.Background()
-	res, err := st.Bootstrap(ctx, store.BootstrapInput{OrgName: "Bench", Email: "admin@bench.example", Environment: "sandbox"})
+	res, err := st.Orgs.Bootstrap(ctx, store.BootstrapInput{OrgName: "Bench", Email: "admin@bench.example", Environment: "sandbox"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := 0; i < 30; i++ {
 		u := &store.User{ID: ids.New(ids.User), OrgID: res.Org.ID, Email: fmt.Sprintf("user%d@bench.example", i), Name: "User", Role: "viewer"}
-		if err := st.CreateUser(ctx, u); err != nil {
+		if err := st.Users.Create(ctx, u); err != nil {
 			b.Fatal(err)
 		}
 	}
 	// The read bucket is 600 a minute; raise it so the benchmark measures the limiter, not the limit.
-	if err := st.SetRateLimitOverride(ctx, store.RateLimitOverride{OrgID: res.Org.ID, Bucket: api.BucketRead, MaxRequests: 1 << 30, WindowSeconds: 60}); err != nil {
+	if err := st.RateLimits.SetOverride(ctx, store.RateLimitOverride{OrgID: res.Org.ID, Bucket: api.BucketRead, MaxRequests: 1 << 30, WindowSeconds: 60}); err != nil {
 		b.Fatal(err)
 	}
 	cfg, err := config.Load(config.Options{Environ: []string{"SVC_DATA_DIR=" + b.TempDir(), "SVC_RATELIMIT_STORE=" + rateStore}})
@@ -134,7 +135,8 @@ func setup(b *testing.B, backend storetest.Backend, rateStore string) (authURL, 
 	}
 	// Access-log lines (info) are off, as the bare handler writes none; warnings still format.
 	quiet := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := api.New(api.Deps{Config: cfg, Store: st, Logger: quiet})
+	deps := api.Deps{Config: cfg, Store: st, Logger: quiet}
+	srv := api.New(deps, products.All(deps)...)
 	authTS := httptest.NewServer(srv.Handler())
 	b.Cleanup(authTS.Close)
 
@@ -155,7 +157,7 @@ func setup(b *testing.B, backend storetest.Backend, rateStore string) (authURL, 
 	// The same bytes after the same database read, without authentication or middleware: the
 	// difference to the authenticated endpoint is what authentication and rate limiting cost.
 	bare.GET("/read/api/users", func(c *gin.Context) {
-		if _, _, err := st.ListUsers(c.Request.Context(), res.Org.ID, store.Offset{Page: 1, Limit: 20}, store.Filter{}); err != nil {
+		if _, _, err := st.Users.List(c.Request.Context(), res.Org.ID, store.Offset{Page: 1, Limit: 20}, store.Filter{}); err != nil {
 			c.AbortWithStatus(http.StatusInternalServerError)
 			return
 		}

@@ -13,11 +13,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/svcplatform/svc/app"
-	"github.com/svcplatform/svc/auth"
-	"github.com/svcplatform/svc/buildinfo"
 	"github.com/svcplatform/svc/config"
-	"github.com/svcplatform/svc/devstack"
+	"github.com/svcplatform/svc/internal/app"
+	"github.com/svcplatform/svc/internal/auth"
+	"github.com/svcplatform/svc/internal/buildinfo"
+	"github.com/svcplatform/svc/internal/devstack"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -146,7 +146,7 @@ func newWorker() *cobra.Command {
 func newMigrate() *cobra.Command {
 	return &cobra.Command{
 		Use:   "migrate",
-		Short: "Create or update the application database's tables",
+		Short: "Apply the application database's pending migrations (waits for another svc migrate)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, st, err := openMigratedStore(cmd)
@@ -154,7 +154,11 @@ func newMigrate() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			fmt.Fprintln(cmd.OutOrStdout(), "migrated", st.Dialect, "database")
+			v, err := st.SchemaVersion(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "migrated", st.Dialect, "database to schema version", v)
 			return nil
 		},
 	}
@@ -177,16 +181,22 @@ func newBootstrap() *cobra.Command {
 			if (org == "") == (orgID == "") {
 				return errors.New("give exactly one of --org NAME (new organisation) or --org-id org_… (existing)")
 			}
-			if email == "" && service == "" {
-				if orgID != "" {
-					return errors.New("--user EMAIL (or --service SLUG) is required with --org-id")
-				}
-				email = "admin@svc.local"
+			if email == "" && service == "" && orgID != "" {
+				return errors.New("--user EMAIL (or --service SLUG) is required with --org-id")
 			}
 			if service != "" && email != "" {
 				return errors.New("a service principal key (--service) is not bound to a user: drop --user")
 			}
-			in := store.BootstrapInput{OrgID: orgID, OrgName: org, Email: email, UserName: email, Role: role, ServiceSlug: service, Environment: env}
+			in := store.BootstrapInput{OrgID: orgID, OrgName: org, Email: email, UserName: email, Role: role, ServiceSlug: service, Environment: env,
+				// A new organisation without --user gets its own default user (see DefaultUserEmail).
+				DefaultUser: email == "" && service == ""}
+			if f.Changed("capabilities") {
+				caps, _ := f.GetStringSlice("capabilities")
+				for i := range caps {
+					caps[i] = strings.TrimSpace(caps[i])
+				}
+				in.Capabilities = caps
+			}
 			if f.Changed("scopes") {
 				for i, s := range scopes {
 					scopes[i] = strings.TrimSpace(s)
@@ -201,13 +211,13 @@ func newBootstrap() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			res, err := st.Bootstrap(cmd.Context(), in)
+			res, err := st.Orgs.Bootstrap(cmd.Context(), in)
 			if err != nil {
 				return err
 			}
-			out := devstack.Credentials{OrgID: res.Org.ID, APIKeyID: res.Key.ID, APIKey: res.Secret, BaseURL: cfg.BaseURL()}
+			out := bootstrapOutput{Credentials: devstack.Credentials{OrgID: res.Org.ID, APIKeyID: res.Key.ID, APIKey: res.Secret, BaseURL: cfg.BaseURL()}}
 			if res.User != nil {
-				out.UserID = res.User.ID
+				out.UserID, out.UserEmail = res.User.ID, res.User.Email
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
@@ -219,11 +229,19 @@ func newBootstrap() *cobra.Command {
 	f.String("org-id", "", "id of an existing organisation to add a user and key to")
 	f.String("env", "sandbox", "key environment: sandbox or live")
 	f.StringSlice("scopes", nil, "comma-separated scopes of the key (default: the role's scopes)")
-	f.String("user", "", "email of a user to create and bind the key to")
+	f.String("user", "", "email of a user to create and bind the key to (default with --org: admin+<org id>@svc.local)")
 	f.String("role", "admin", "role of that user: admin, reviewer, analyst or viewer")
 	f.String("service", "", "issue a service principal key for this calling service slug instead")
+	f.StringSlice("capabilities", nil, "products of a new organisation, comma-separated ("+strings.Join(auth.Products(), ", ")+"); default: every product")
 	configFlag(cmd, "data-dir", "data_dir")
 	return cmd
+}
+
+// bootstrapOutput is what svc bootstrap prints: the credentials, and the user's email, which the
+// caller did not choose when it is the default user's.
+type bootstrapOutput struct {
+	devstack.Credentials
+	UserEmail string `json:"userEmail,omitempty"`
 }
 
 func newVersion() *cobra.Command {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/svcplatform/svc/auth"
+	"github.com/svcplatform/svc/internal/auth"
+	"github.com/svcplatform/svc/store"
 )
 
 func run(t *testing.T, args ...string) (string, error) {
@@ -68,6 +70,8 @@ func TestBootstrapRejectsBadInput(t *testing.T) {
 		{[]string{"bootstrap", "--org", "A", "--role", "overlord", "--data-dir", dir}, "overlord"},
 		{[]string{"bootstrap", "--org-id", "org_missing", "--user", "a@b.test", "--data-dir", dir}, "org_missing"},
 		{[]string{"bootstrap", "--org", "A", "--unknown-flag"}, "unknown flag"},
+		{[]string{"bootstrap", "--org", "A", "--capabilities", "documents,payroll", "--data-dir", dir}, "payroll"},
+		{[]string{"bootstrap", "--org-id", "org_x", "--user", "a@b.test", "--capabilities", "documents", "--data-dir", dir}, "capabilities"},
 	}
 	for _, tc := range cases {
 		out, err := run(t, append(tc.args, "--config", cfg)...)
@@ -122,5 +126,61 @@ func TestConfigFlagsSetTheirKeys(t *testing.T) {
 	}
 	if cfg.Temporal.Port != 9999 {
 		t.Fatalf("an unset --temporal-port overrode SVC_TEMPORAL_PORT: %d", cfg.Temporal.Port)
+	}
+}
+
+// TestBootstrapSeveralOrganisationsWithoutUser: `svc bootstrap --org B` without --user works on
+// a database where other organisations were bootstrapped the same way, or took admin@svc.local.
+func TestBootstrapSeveralOrganisationsWithoutUser(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join("testdata", "empty.yaml")
+	if out, err := run(t, "bootstrap", "--org", "Dev", "--user", "admin@svc.local", "--data-dir", dir, "--config", cfg); err != nil {
+		t.Fatalf("bootstrap Dev: %v\n%s", err, out)
+	}
+	emails := map[string]bool{}
+	for _, org := range []string{"A", "B"} {
+		out, err := run(t, "bootstrap", "--org", org, "--data-dir", dir, "--config", cfg)
+		if err != nil {
+			t.Fatalf("bootstrap --org %s without --user: %v\n%s", org, err, out)
+		}
+		var got map[string]string
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("output is not JSON: %v\n%s", err, out)
+		}
+		if got["userId"] == "" || got["userEmail"] != "admin+"+got["orgId"]+"@svc.local" || emails[got["userEmail"]] {
+			t.Fatalf("bootstrap --org %s = %s", org, out)
+		}
+		emails[got["userEmail"]] = true
+	}
+}
+
+// TestBootstrapCapabilities: --capabilities gives a new organisation exactly those products;
+// without it an organisation has every product.
+func TestBootstrapCapabilities(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join("testdata", "empty.yaml")
+	orgOf := func(args ...string) string {
+		out, err := run(t, append(append([]string{"bootstrap"}, args...), "--data-dir", dir, "--config", cfg)...)
+		if err != nil {
+			t.Fatalf("bootstrap %v: %v\n%s", args, err, out)
+		}
+		var got map[string]string
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("output is not JSON: %v\n%s", err, out)
+		}
+		return got["orgId"]
+	}
+	limited := orgOf("--org", "Limited", "--capabilities", "documents, screening")
+	full := orgOf("--org", "Full")
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "svc.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for org, want := range map[string]string{limited: "documents,screening", full: "*"} {
+		o, err := st.Orgs.Get(context.Background(), org)
+		if err != nil || o.Capabilities != want {
+			t.Errorf("%s: capabilities %q (%v), want %q", org, o.Capabilities, err, want)
+		}
 	}
 }

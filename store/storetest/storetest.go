@@ -35,6 +35,15 @@ func Backends(t testing.TB) []Backend {
 	return out
 }
 
+// Another returns a second empty database of b's engine, for tests that compare two.
+func Another(t testing.TB, b Backend) Backend {
+	t.Helper()
+	if b.Name == "postgres" {
+		return Backend{Name: b.Name, URL: PostgresURL(t)}
+	}
+	return Backend{Name: b.Name, URL: "sqlite:" + filepath.Join(t.TempDir(), "svc.db")}
+}
+
 // PostgresURL returns the URL of a fresh, migrated schema on the test PostgreSQL, or "" when
 // none is configured outside CI.
 func PostgresURL(t testing.TB) string {

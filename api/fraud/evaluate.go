@@ -1,0 +1,132 @@
+package fraud
+
+import (
+	"errors"
+	"github.com/svcplatform/svc/internal/events"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/svcplatform/svc/api"
+	engine "github.com/svcplatform/svc/internal/fraud"
+	"github.com/svcplatform/svc/store"
+)
+
+// evaluate serves the fast-path evaluators: parse, find the published (and shadow) version,
+// decide in one database transaction, answer. persist false is /api/lookup (nothing kept).
+func (h *Handler) evaluate(kind engine.Kind, persist bool) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		raw, ok := api.RawBody(c)
+		if !ok {
+			return
+		}
+		req, err := engine.ParseEvaluate(raw, kind, h.Now())
+		if !validation(c, err) {
+			return
+		}
+		ctx, orgID := c.Request.Context(), api.PrincipalOf(c).OrgID
+		subject := string(engine.KindTransaction)
+		if req.Event.Kind == engine.KindEvent {
+			subject = req.Event.Type
+		}
+		live, shadow, err := h.versionsFor(ctx, orgID, subject)
+		if err != nil {
+			api.Internal(c, err)
+			return
+		}
+		decided, err := h.Store.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: orgID, Request: req, Live: live, Shadow: shadow, Persist: persist})
+		if errors.Is(err, store.ErrUnknownDeviceSession) {
+			api.ValidationFailed(c, api.FieldErrors{"deviceSessionId": {"unknown device session"}})
+			return
+		}
+		if err != nil {
+			api.Internal(c, err)
+			return
+		}
+		view := newDecisionView(&decided.Decision, decided.Evaluation, decided.Features)
+		view.TimingsMs = map[string]float64{"total": float64(time.Since(start).Microseconds()) / 1000}
+		if persist {
+			h.announce(orgID, &decided.Decision, decided.Evaluation.Live)
+		}
+		if !persist {
+			view.ID = ""
+		}
+		api.OK(c, view)
+	}
+}
+
+// announce publishes fraud.decision.review or fraud.decision.declined off the request path: the
+// decision is committed already, and publishing starts delivery workflows.
+func (h *Handler) announce(orgID string, d *store.FraudDecision, res engine.Result) {
+	name := ""
+	switch {
+	case res.Outcome.RaisesAlert():
+		name = events.FraudDecisionReview
+	case res.Outcome == engine.OutcomeDecline:
+		name = events.FraudDecisionDeclined
+	default:
+		return
+	}
+	data := map[string]any{
+		"decisionId": d.ID, "outcome": d.Outcome, "score": d.Score, "reasonCodes": res.ReasonCodes,
+		"customerId": d.CustomerID, "transactionId": nullable(d.TransactionID), "externalId": nullable(d.ExternalID),
+	}
+	go h.publishEvent(orgID, name, d.ID, data)
+}
+
+// validation answers 400 with the parser's field errors and reports whether err was nil.
+func validation(c *gin.Context, err error) bool {
+	if err == nil {
+		return true
+	}
+	var ve *engine.ValidationError
+	if errors.As(err, &ve) {
+		api.ValidationFailed(c, api.FieldErrors(ve.Fields))
+		return false
+	}
+	api.Internal(c, err)
+	return false
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// deviceSession registers a device session and answers the device's history.
+func (h *Handler) deviceSession(c *gin.Context) {
+	raw, ok := api.RawBody(c)
+	if !ok {
+		return
+	}
+	req, err := engine.ParseDeviceSession(raw)
+	if !validation(c, err) {
+		return
+	}
+	seen, err := h.Store.Fraud.CreateDeviceSession(c.Request.Context(), api.PrincipalOf(c).OrgID, req)
+	if err != nil {
+		api.Internal(c, err)
+		return
+	}
+	api.Created(c, deviceSessionView{
+		ID: seen.Session.ID, DeviceID: seen.Session.DeviceID, CustomerID: nullable(seen.Session.CustomerID), IP: nullable(seen.Session.IP),
+		Country: nullable(seen.Session.Country), FirstSeenAt: api.Timestamp(seen.FirstSeen), LastSeenAt: api.Timestamp(seen.LastSeen),
+		Velocity: seen.Velocity["device"], CreatedAt: api.Timestamp(seen.Session.CreatedAt),
+	})
+}
+
+// deviceSessionView is a device session as the API shows it.
+type deviceSessionView struct {
+	ID          string             `json:"id"`
+	DeviceID    string             `json:"deviceId"`
+	CustomerID  any                `json:"customerId"`
+	IP          any                `json:"ip"`
+	Country     any                `json:"country"`
+	FirstSeenAt string             `json:"firstSeenAt"`
+	LastSeenAt  string             `json:"lastSeenAt"`
+	Velocity    map[string]float64 `json:"velocity"`
+	CreatedAt   string             `json:"createdAt"`
+}

@@ -1,0 +1,35 @@
+package store
+
+import "context"
+
+// MigrationLock takes the lock Migrate takes on st's database and returns its release, so that
+// tests can hold it while another migrator runs.
+func MigrationLock(ctx context.Context, st *Store) (release func() error, err error) {
+	db, err := st.DB.DB()
+	if err != nil {
+		return nil, err
+	}
+	session, locker, err := st.migrationLock(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if locker != nil {
+		if err := locker.Lock(ctx, db); err != nil {
+			return nil, err
+		}
+		return func() error { return locker.Unlock(context.Background(), db) }, nil
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := session.SessionLock(ctx, conn); err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return func() error {
+		err := session.SessionUnlock(context.Background(), conn)
+		_ = conn.Close()
+		return err
+	}, nil
+}

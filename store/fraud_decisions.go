@@ -1,0 +1,221 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/svcplatform/svc/internal/fraud"
+	"github.com/svcplatform/svc/internal/ids"
+)
+
+// ErrUnknownDeviceSession is an evaluation naming a device session the organisation does not have.
+var ErrUnknownDeviceSession = errors.New("unknown device session")
+
+// errLookupRollback ends a lookup's transaction: it computed everything and keeps nothing.
+var errLookupRollback = errors.New("lookup: roll back")
+
+// FraudVersion is a compiled rule set version.
+type FraudVersion struct {
+	RuleSetID string
+	Version   int
+	Rules     *fraud.RuleSet
+}
+
+// FraudEvaluation asks for one decision.
+type FraudEvaluation struct {
+	OrgID   string
+	Request *fraud.EvaluateRequest
+	// Live decides; Shadow, when set, runs beside it. Live nil means no published version:
+	// the decision is approve with no rules.
+	Live, Shadow *FraudVersion
+	// Persist false is POST /api/lookup: the same computation, nothing kept.
+	Persist bool
+	// Budget bounds the rules of each version (fraud.DefaultBudget if zero).
+	Budget time.Duration
+}
+
+// FraudDecided is the decision made, with what rules saw.
+type FraudDecided struct {
+	Decision   FraudDecision
+	Evaluation fraud.Evaluation
+	Features   fraud.Features
+	Alert      *FraudAlert
+}
+
+// Evaluate makes a decision: in one transaction it resolves the device session, notes the
+// customer, adds the event to the velocity counters, reads the features the versions need,
+// evaluates them and writes the decision and, when its outcome needs a person, its alert.
+// Rule errors are recorded on the decision; only database failures fail.
+func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided, error) {
+	var out *FraudDecided
+	err := s.Tx(ctx, func(tx *gorm.DB) error {
+		d, err := evaluateIn(tx, in)
+		if err != nil {
+			return err
+		}
+		out = d
+		if !in.Persist {
+			return errLookupRollback
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errLookupRollback) {
+		return nil, err
+	}
+	return out, nil
+}
+
+func evaluateIn(tx *gorm.DB, in FraudEvaluation) (*FraudDecided, error) {
+	ev := in.Request.Event
+	device := fraud.DeviceView{}
+	if id := in.Request.DeviceSessionID; id != "" {
+		var sess FraudDeviceSession
+		err := tx.Where("org_id = ? AND id = ?", in.OrgID, id).Take(&sess).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, ErrUnknownDeviceSession
+		}
+		if err != nil {
+			return nil, err
+		}
+		first, _, err := subjectSeen(tx, in.OrgID, "device", sess.DeviceID, ev.OccurredAt, false)
+		if err != nil {
+			return nil, err
+		}
+		device = fraud.DeviceView{Known: true, SessionID: sess.ID, ID: sess.DeviceID, FirstSeenAt: first,
+			AgeHours: ev.OccurredAt.Sub(first).Hours(), IP: sess.IP, Country: sess.Country, Signals: sess.Signals}
+		if ev.IP == "" {
+			ev.IP = sess.IP
+		}
+	}
+	first, isNew, err := subjectSeen(tx, in.OrgID, "customer", ev.CustomerID, ev.OccurredAt, false)
+	if err != nil {
+		return nil, err
+	}
+	customer := fraud.CustomerView{ID: ev.CustomerID, FirstSeenAt: first, AgeDays: ev.OccurredAt.Sub(first).Hours() / 24, IsNew: isNew}
+
+	obs := fraud.ObserveEvent(&ev, device.ID)
+	if err := writeVelocity(tx, in.OrgID, obs, true); err != nil {
+		return nil, err
+	}
+	var live, shadow *fraud.RuleSet
+	if in.Live != nil {
+		live = in.Live.Rules
+	}
+	if in.Shadow != nil {
+		shadow = in.Shadow.Rules
+	}
+	features, err := readVelocity(tx, in.OrgID, obs, fraud.FeaturesOf(live, shadow))
+	if err != nil {
+		return nil, err
+	}
+	lists, err := loadLists(tx, in.OrgID, live, shadow)
+	if err != nil {
+		return nil, err
+	}
+	req := *in.Request
+	req.Event = ev
+	env := fraud.NewEnv(&req, customer, device, features, lists)
+
+	evaluation := fraud.Evaluation{Live: fraud.Result{Outcome: fraud.OutcomeApprove, Matched: []fraud.MatchedRule{}, ReasonCodes: []string{}}}
+	if live != nil {
+		evaluation = fraud.EvaluateWithShadow(live, shadow, &env, in.Budget)
+	}
+	now := time.Now().UTC()
+	d := FraudDecision{
+		ID: ids.NewAt(ids.Decision, now), OrgID: in.OrgID, Kind: string(ev.Kind), EventType: ev.Type, TransactionID: ev.ID,
+		CustomerID: ev.CustomerID, AmountMinor: ev.Amount.Minor, Currency: ev.Amount.Currency, OccurredAt: ev.OccurredAt,
+		Outcome: string(evaluation.Live.Outcome), Score: evaluation.Live.Score, ExternalID: in.Request.ExternalID,
+		ReviewStatus: string(fraud.InitialReview(evaluation.Live.Outcome)), CreatedAt: now,
+	}
+	if in.Live != nil {
+		d.RuleSetID, d.RuleSetVersion = in.Live.RuleSetID, in.Live.Version
+	}
+	if d.Result, err = fraudJSON(evaluation.Live); err != nil {
+		return nil, err
+	}
+	if evaluation.Shadow != nil {
+		d.ShadowVersion = in.Shadow.Version
+		if d.Shadow, err = fraudJSON(evaluation.Shadow); err != nil {
+			return nil, err
+		}
+	}
+	if d.Snapshot, err = fraudJSON(env.Snapshot()); err != nil {
+		return nil, err
+	}
+	if err := tx.Create(&d).Error; err != nil {
+		return nil, fmt.Errorf("decision: %w", err)
+	}
+	out := &FraudDecided{Decision: d, Evaluation: evaluation, Features: features}
+	if evaluation.Live.Outcome.RaisesAlert() {
+		a := FraudAlert{ID: ids.NewAt(ids.Alert, now), OrgID: in.OrgID, DecisionID: d.ID, CustomerID: d.CustomerID,
+			Outcome: d.Outcome, Score: d.Score, ReasonCodes: evaluation.Live.ReasonCodes, Status: "open", CreatedAt: now}
+		if err := tx.Create(&a).Error; err != nil {
+			return nil, fmt.Errorf("alert: %w", err)
+		}
+		out.Alert = &a
+	}
+	return out, nil
+}
+
+func fraudJSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("store: encode: %w", err)
+	}
+	return string(b), nil
+}
+
+// subjectSeen notes a customer or device at t and returns when it was first seen and whether
+// this is the first time. touch also moves its last-seen time forward.
+func subjectSeen(tx *gorm.DB, orgID, kind, id string, t time.Time, touch bool) (time.Time, bool, error) {
+	ms := t.UnixMilli()
+	res := tx.Exec(`INSERT INTO fraud_subjects (org_id, kind, subject_id, first_seen_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (org_id, kind, subject_id) DO NOTHING`, orgID, kind, id, ms, ms)
+	if res.Error != nil {
+		return time.Time{}, false, fmt.Errorf("subject: %w", res.Error)
+	}
+	if res.RowsAffected == 1 {
+		return t, true, nil
+	}
+	if touch {
+		if err := tx.Exec(`UPDATE fraud_subjects SET last_seen_ms = ? WHERE org_id = ? AND kind = ? AND subject_id = ? AND last_seen_ms < ?`,
+			ms, orgID, kind, id, ms).Error; err != nil {
+			return time.Time{}, false, fmt.Errorf("subject: %w", err)
+		}
+	}
+	var sub FraudSubject
+	if err := tx.Where("org_id = ? AND kind = ? AND subject_id = ?", orgID, kind, id).Take(&sub).Error; err != nil {
+		return time.Time{}, false, fmt.Errorf("subject: %w", err)
+	}
+	return time.UnixMilli(sub.FirstSeenMs).UTC(), false, nil
+}
+
+// loadLists reads the value lists the versions name.
+func loadLists(tx *gorm.DB, orgID string, sets ...*fraud.RuleSet) (map[string]map[string]bool, error) {
+	var names []string
+	for _, rs := range sets {
+		if rs != nil {
+			names = append(names, rs.Lists()...)
+		}
+	}
+	lists := map[string]map[string]bool{}
+	if len(names) == 0 {
+		return lists, nil
+	}
+	for _, n := range names {
+		lists[n] = map[string]bool{}
+	}
+	var rows []FraudValue
+	if err := tx.Where("org_id = ? AND list IN ?", orgID, names).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("value lists: %w", err)
+	}
+	for _, r := range rows {
+		lists[r.List][r.Value] = true
+	}
+	return lists, nil
+}

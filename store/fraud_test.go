@@ -1,0 +1,237 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/svcplatform/svc/internal/fraud"
+	"github.com/svcplatform/svc/internal/statemachine"
+	"github.com/svcplatform/svc/store"
+	"github.com/svcplatform/svc/store/storetest"
+)
+
+// allFeaturesVersion is a version whose one rule reads every velocity feature, so an evaluation
+// computes them all.
+func allFeaturesVersion(t *testing.T) *store.FraudVersion {
+	t.Helper()
+	var rules []fraud.RuleSpec
+	for i, f := range fraud.AllFeatures() {
+		rules = append(rules, fraud.RuleSpec{Name: fmt.Sprintf("r%d", i), Expression: "velocity." + f.Path() + " < 0", ScoreModifier: 1, ReasonCode: "NEVER"})
+	}
+	thr := 10
+	rs, err := fraud.Compile(fraud.VersionSpec{Rules: rules, Thresholds: fraud.Thresholds{Review: &thr}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &store.FraudVersion{RuleSetID: "rul_test", Version: 1, Rules: rs}
+}
+
+// TestFraudVelocityIsExact evaluates random transactions in time order and checks every
+// feature the database computes against the in-memory counters of the same events, which the
+// engine's tests check against a brute-force count.
+func TestFraudVelocityIsExact(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		org := newOrg(t, s)
+		live := allFeaturesVersion(t)
+		mem := fraud.NewMemoryVelocity()
+		rng := rand.New(rand.NewPCG(7, 8))
+		at := time.Now().UTC().Add(-40 * 24 * time.Hour).Truncate(time.Millisecond)
+		for i := 0; i < 60; i++ {
+			at = at.Add(time.Duration(rng.Int64N(int64(36*time.Hour))) / time.Duration(1+rng.IntN(50)))
+			body := fmt.Sprintf(`{"transaction": {"id": "t%d", "amount": %d.%02d, "currency": "%s", "type": "transfer", "customerId": "c%d",
+				"accountId": "a%d", "counterparty": "p%d", "country": "%s", "ip": "10.0.0.%d", "occurredAt": %q}}`,
+				i, rng.IntN(500), rng.IntN(100), []string{"EUR", "USD"}[rng.IntN(2)], rng.IntN(2), rng.IntN(3), rng.IntN(3),
+				[]string{"DE", "FR", "NL"}[rng.IntN(3)], rng.IntN(4), at.Format(time.RFC3339Nano))
+			req, err := fraud.ParseEvaluate([]byte(body), fraud.KindTransaction, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: org, Request: req, Live: live, Persist: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			obs := fraud.ObserveEvent(&req.Event, "")
+			mem.Record(obs)
+			want := mem.Read(obs, live.Rules.Features())
+			for _, f := range live.Rules.Features() {
+				got, exp := d.Features[string(f.Dimension)][f.Name()], want[string(f.Dimension)][f.Name()]
+				if math.Abs(got-exp) > 1e-9 {
+					t.Fatalf("event %d: velocity.%s = %v from the database, %v counted", i, f.Path(), got, exp)
+				}
+			}
+			if len(d.Evaluation.Live.Errors) != 0 {
+				t.Fatalf("rule errors %v", d.Evaluation.Live.Errors)
+			}
+		}
+	})
+}
+
+func evalReq(t *testing.T, body string) *fraud.EvaluateRequest {
+	t.Helper()
+	req, err := fraud.ParseEvaluate([]byte(body), "", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// TestFraudDecisionEvidenceAndLookup: a decision keeps its evidence and raises an alert when it
+// needs a person; a lookup computes the same and keeps nothing; device sessions are the
+// organisation's own.
+func TestFraudDecisionEvidenceAndLookup(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		org, other := newOrg(t, s), newOrg(t, s)
+		review := 20
+		rs, err := fraud.Compile(fraud.VersionSpec{Rules: []fraud.RuleSpec{
+			{Name: "repeat", Expression: "velocity.customer.count_1h >= 2", ScoreModifier: 25, ReasonCode: "REPEAT", Explanation: "{{ velocity.customer.count_1h }} in an hour"},
+			{Name: "shared", Expression: "device.known && velocity.device.distinct_customer_24h >= 2", ScoreModifier: 5, ReasonCode: "SHARED"},
+		}, Thresholds: fraud.Thresholds{Review: &review}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		live := &store.FraudVersion{RuleSetID: "rul_x", Version: 3, Rules: rs}
+		sess, err := s.Fraud.CreateDeviceSession(ctx, org, &fraud.DeviceSessionRequest{DeviceID: "fp1", CustomerID: "c1", IP: "10.1.1.1", Country: "DE"})
+		if err != nil || sess.Velocity["device"]["distinct_customer_5m"] != 1 {
+			t.Fatalf("session %+v, %v", sess, err)
+		}
+		sess2, err := s.Fraud.CreateDeviceSession(ctx, org, &fraud.DeviceSessionRequest{DeviceID: "fp1", CustomerID: "c2"})
+		if err != nil || sess2.Velocity["device"]["distinct_customer_24h"] != 2 || !sess2.FirstSeen.Equal(sess.FirstSeen) {
+			t.Fatalf("second session %+v, %v", sess2, err)
+		}
+		body := `{"transaction": {"id": "t1", "amount": 10, "currency": "EUR", "type": "card_payment", "customerId": "c1"}, "deviceSessionId": "` + sess.Session.ID + `"}`
+		first, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: org, Request: evalReq(t, body), Live: live, Persist: true})
+		if err != nil || first.Decision.Outcome != "approve" || first.Alert != nil || first.Features["device"]["distinct_customer_24h"] != 2 {
+			t.Fatalf("first %+v, %v", first, err)
+		}
+		look, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: org, Request: evalReq(t, body), Live: live, Persist: false})
+		if err != nil || look.Decision.Outcome != "review" || look.Features["customer"]["count_1h"] != 2 {
+			t.Fatalf("lookup %+v, %v", look, err)
+		}
+		if _, err := s.Fraud.GetDecision(ctx, org, look.Decision.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("the lookup's decision was kept: %v", err)
+		}
+		second, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: org, Request: evalReq(t, body), Live: live, Persist: true})
+		if err != nil || second.Decision.Outcome != "review" || second.Features["customer"]["count_1h"] != 2 || second.Alert == nil {
+			t.Fatalf("second %+v, %v (a lookup must not have counted)", second, err)
+		}
+		got, err := s.Fraud.GetDecision(ctx, org, second.Decision.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res fraud.Result
+		var snap fraud.Snapshot
+		if json.Unmarshal([]byte(got.Result), &res) != nil || json.Unmarshal([]byte(got.Snapshot), &snap) != nil ||
+			res.Matched[0].Explanation != "2 in an hour" || snap.Device.ID != "fp1" || snap.Velocity["customer"]["count_1h"] != 2 || got.ReviewStatus != "pending" {
+			t.Errorf("stored evidence %+v %+v %+v", got, res, snap)
+		}
+		if _, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: other, Request: evalReq(t, body), Live: live, Persist: true}); !errors.Is(err, store.ErrUnknownDeviceSession) {
+			t.Errorf("another organisation's device session: %v", err)
+		}
+		if _, err := s.Fraud.GetDecision(ctx, other, second.Decision.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("another organisation reads the decision: %v", err)
+		}
+
+		// Review: pending → declined once; again is a state conflict; approve decisions are not reviewed.
+		if _, err := s.Fraud.ReviewDecision(ctx, org, second.Decision.ID, fraud.ReviewDeclined, "usr_r", "stolen"); err != nil {
+			t.Fatal(err)
+		}
+		var c *statemachine.Conflict
+		if _, err := s.Fraud.ReviewDecision(ctx, org, second.Decision.ID, fraud.ReviewApproved, "usr_r", ""); !errors.As(err, &c) || c.From != "declined" {
+			t.Errorf("second review: %v", err)
+		}
+		if _, err := s.Fraud.ReviewDecision(ctx, org, first.Decision.ID, fraud.ReviewApproved, "usr_r", ""); !errors.As(err, &c) || c.From != "not_required" {
+			t.Errorf("review of an approve decision: %v", err)
+		}
+		if _, err := s.Fraud.ReviewDecision(ctx, other, second.Decision.ID, fraud.ReviewApproved, "usr_r", ""); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("another organisation reviews: %v", err)
+		}
+	})
+}
+
+// TestFraudVersionFourEyes walks a version through its life cycle, with the four-eyes rule and
+// the state machine enforced by the conditional writes.
+func TestFraudVersionFourEyes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		org, other := newOrg(t, s), newOrg(t, s)
+		rs, err := s.Fraud.CreateRuleSet(ctx, org, "Cards", "transaction", "usr_a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Fraud.CreateRuleSet(ctx, org, "Again", "transaction", "usr_a"); !errors.Is(err, store.ErrAppliesToTaken) {
+			t.Errorf("second rule set for transactions: %v", err)
+		}
+		v1, err := s.Fraud.AddRuleSetVersion(ctx, org, rs.ID, `{"rules": []}`, "usr_a")
+		if err != nil || v1.Version != 1 || v1.Status != "draft" {
+			t.Fatalf("%+v %v", v1, err)
+		}
+		step := func(v int, a fraud.Action, user string) error {
+			_, err := s.Fraud.TransitionVersion(ctx, org, rs.ID, v, a, user)
+			return err
+		}
+		var c *statemachine.Conflict
+		if err := step(1, fraud.ActionApprove, "usr_b"); !errors.As(err, &c) || err.Error() != "state conflict: cannot transition draft → approved" {
+			t.Errorf("approve a draft: %v", err)
+		}
+		if err := step(1, fraud.ActionSubmit, ""); !errors.Is(err, fraud.ErrNotBoundToUser) {
+			t.Errorf("unbound submit: %v", err)
+		}
+		if err := step(1, fraud.ActionSubmit, "usr_a"); err != nil {
+			t.Fatal(err)
+		}
+		if err := step(1, fraud.ActionApprove, "usr_a"); !errors.Is(err, fraud.ErrFourEyes) {
+			t.Errorf("the drafter approves: %v", err)
+		}
+		if _, err := s.Fraud.TransitionVersion(ctx, other, rs.ID, 1, fraud.ActionApprove, "usr_b"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("another organisation approves: %v", err)
+		}
+		if err := step(1, fraud.ActionApprove, "usr_b"); err != nil {
+			t.Fatal(err)
+		}
+		if err := step(1, fraud.ActionApprove, "usr_c"); !errors.As(err, &c) {
+			t.Errorf("approve twice: %v", err)
+		}
+		if _, err := s.Fraud.ShadowVersion(ctx, org, rs.ID, 1); err != nil {
+			t.Errorf("shadow an approved version: %v", err)
+		}
+		if err := step(1, fraud.ActionPublish, "usr_a"); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.Fraud.GetRuleSet(ctx, org, rs.ID)
+		if got.PublishedVersion != 1 || got.ShadowVersion != 0 {
+			t.Errorf("after publishing: %+v", got)
+		}
+		var sc *store.ShadowConflict
+		if _, err := s.Fraud.ShadowVersion(ctx, org, rs.ID, 1); !errors.As(err, &sc) {
+			t.Errorf("shadow the published version: %v", err)
+		}
+		// A second version replaces the first, which retires.
+		if _, err := s.Fraud.AddRuleSetVersion(ctx, org, rs.ID, `{"rules": []}`, "usr_b"); err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range []struct {
+			a    fraud.Action
+			user string
+		}{{fraud.ActionSubmit, "usr_b"}, {fraud.ActionApprove, "usr_a"}, {fraud.ActionPublish, "usr_b"}} {
+			if err := step(2, st.a, st.user); err != nil {
+				t.Fatalf("%s: %v", st.a.Name, err)
+			}
+		}
+		old, _ := s.Fraud.GetRuleSetVersion(ctx, org, rs.ID, 1)
+		got, _ = s.Fraud.GetRuleSet(ctx, org, rs.ID)
+		if old.Status != "retired" || got.PublishedVersion != 2 || old.DecidedBy != "usr_b" || old.PublishedBy != "usr_a" {
+			t.Errorf("v1 %+v, rule set %+v", old, got)
+		}
+		if err := step(2, fraud.ActionPublish, "usr_b"); !errors.As(err, &c) || c.From != "published" {
+			t.Errorf("publish a published version: %v", err)
+		}
+	})
+}

@@ -1,0 +1,109 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+
+	"gorm.io/gorm"
+
+	"github.com/svcplatform/svc/internal/fraud"
+)
+
+// writeVelocity adds an observation to the velocity counters and the last-seen values: one
+// multi-row upsert each, rows in a fixed order (dimension, then bucket) so concurrent
+// transactions lock them in the same order.
+func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool) error {
+	if keys := o.Counters(); counters && len(keys) > 0 {
+		var b strings.Builder
+		args := make([]any, 0, len(keys)*7)
+		b.WriteString("INSERT INTO fraud_velocity_counters (org_id, dimension, entity, bucket_size, bucket_start, currency, events, amount_minor) VALUES ")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?, ?, ?, ?, ?, ?, 1, ?)")
+			args = append(args, orgID, string(k.Dimension), k.Entity, k.Bucket.Size, k.Bucket.Start, k.Currency, o.AmountMinor)
+		}
+		b.WriteString(` ON CONFLICT (org_id, dimension, entity, bucket_size, bucket_start, currency) DO UPDATE SET
+			events = fraud_velocity_counters.events + 1, amount_minor = fraud_velocity_counters.amount_minor + excluded.amount_minor`)
+		if err := tx.Exec(b.String(), args...).Error; err != nil {
+			return fmt.Errorf("velocity counters: %w", err)
+		}
+	}
+	seen := o.Seen()
+	if len(seen) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	args := make([]any, 0, len(seen)*6)
+	b.WriteString("INSERT INTO fraud_velocity_seen (org_id, dimension, entity, attribute, value, last_seen) VALUES ")
+	for i, k := range seen {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?)")
+		args = append(args, orgID, string(k.Dimension), k.Entity, k.Attribute, k.Value, o.At.Unix())
+	}
+	b.WriteString(` ON CONFLICT (org_id, dimension, entity, attribute, value) DO UPDATE SET last_seen =
+		CASE WHEN excluded.last_seen > fraud_velocity_seen.last_seen THEN excluded.last_seen ELSE fraud_velocity_seen.last_seen END`)
+	if err := tx.Exec(b.String(), args...).Error; err != nil {
+		return fmt.Errorf("velocity seen: %w", err)
+	}
+	return nil
+}
+
+// readVelocity computes the features for the entities of o as of o.At in one query: a UNION ALL
+// of one aggregate per feature over the exact buckets of its window (fraud.WindowSpans).
+// Features of a dimension o lacks are 0.
+func readVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fraud.Feature) (fraud.Features, error) {
+	out := fraud.Features{}
+	var parts []string
+	var args []any
+	var asked []fraud.Feature
+	for _, f := range features {
+		out.Set(f, 0)
+		entity, ok := o.Entities[f.Dimension]
+		if !ok {
+			continue
+		}
+		i := len(asked)
+		asked = append(asked, f)
+		if f.Metric == fraud.MetricDistinct {
+			parts = append(parts, fmt.Sprintf(`SELECT %d AS i, COUNT(*) AS events, 0 AS amount FROM fraud_velocity_seen
+				WHERE org_id = ? AND dimension = ? AND entity = ? AND attribute = ? AND last_seen >= ?`, i))
+			args = append(args, orgID, string(f.Dimension), entity, f.Of, fraud.WindowStart(o.At, f.Window.Length))
+			continue
+		}
+		spans := fraud.WindowSpans(o.At, f.Window.Length)
+		cond := make([]string, len(spans))
+		args = append(args, o.Currency, orgID, string(f.Dimension), entity)
+		for j, s := range spans {
+			cond[j] = "(bucket_size = ? AND bucket_start >= ? AND bucket_start < ?)"
+			args = append(args, s.Size, s.From, s.To)
+		}
+		parts = append(parts, fmt.Sprintf(`SELECT %d AS i, CAST(COALESCE(SUM(events), 0) AS BIGINT) AS events,
+			CAST(COALESCE(SUM(CASE WHEN currency = ? THEN amount_minor ELSE 0 END), 0) AS BIGINT) AS amount
+			FROM fraud_velocity_counters WHERE org_id = ? AND dimension = ? AND entity = ? AND (%s)`, i, strings.Join(cond, " OR ")))
+	}
+	if len(parts) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		I      int
+		Events int64
+		Amount int64
+	}
+	if err := tx.Raw(strings.Join(parts, " UNION ALL "), args...).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("velocity read: %w", err)
+	}
+	for _, r := range rows {
+		f := asked[r.I]
+		switch f.Metric {
+		case fraud.MetricSum:
+			out.Set(f, fraud.MinorToMajor(r.Amount, o.Currency))
+		default:
+			out.Set(f, float64(r.Events))
+		}
+	}
+	return out, nil
+}
