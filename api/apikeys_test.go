@@ -87,7 +87,7 @@ func TestAPIKeyCreateValidation(t *testing.T) {
 			res := h.Do("POST", "/api/api-keys", h.AdminKey, tt.body)
 			wantStatus(t, res, 400)
 			fe, _ := res.JSON["details"].(map[string]any)["fieldErrors"].(map[string]any)
-			if _, ok := fe[tt.field]; !ok || res.Error() != api.ErrValidation {
+			if _, ok := fe[tt.field]; !ok || res.Error() != api.MsgValidation {
 				t.Fatalf("want a field error on %s: %s", tt.field, res.Body)
 			}
 		})
@@ -126,7 +126,7 @@ func TestAPIKeyRotationWithClock(t *testing.T) {
 		if step.oldWorks {
 			wantStatus(t, res, 200)
 		} else {
-			wantExactError(t, res, 401, api.ErrMissingBearer) // revoked with no job run
+			wantExactError(t, res, 401, api.MsgMissingBearer) // revoked with no job run
 		}
 		wantStatus(t, h.Do("GET", "/identity/api/auth/me", fresh, nil), 200)
 	}
@@ -142,7 +142,7 @@ func TestAPIKeyExpiryAndRevocation(t *testing.T) {
 	key, id := h.KeyWith(apitest.KeySpec{Scopes: []string{"read"}, ExpiresAt: &exp})
 	wantStatus(t, h.Do("GET", "/identity/api/auth/me", key, nil), 200)
 	h.Clock.Advance(time.Hour)
-	wantExactError(t, h.Do("GET", "/identity/api/auth/me", key, nil), 401, api.ErrKeyExpired)
+	wantExactError(t, h.Do("GET", "/identity/api/auth/me", key, nil), 401, api.MsgKeyExpired)
 	if res := h.Do("GET", "/api/api-keys/"+id, h.AdminKey, nil); str(res.Data(), "status") != "expired" {
 		t.Fatalf("status = %s", res.Body)
 	}
@@ -157,7 +157,7 @@ func TestAPIKeyExpiryAndRevocation(t *testing.T) {
 	if str(res.Data(), "status") != "revoked" {
 		t.Fatalf("revoke = %s", res.Body)
 	}
-	wantExactError(t, h.Do("GET", "/identity/api/auth/me", key2, nil), 401, api.ErrMissingBearer)
+	wantExactError(t, h.Do("GET", "/identity/api/auth/me", key2, nil), 401, api.MsgMissingBearer)
 	wantStatus(t, h.Do("DELETE", "/api/api-keys/"+id2, h.AdminKey, nil), 200) // again: no change
 }
 
@@ -186,7 +186,7 @@ func TestAPIKeyUpdateAndBinding(t *testing.T) {
 	wantExactError(t, h.Do("POST", "/api/pings", key, map[string]any{}), 403, "missing scope: pings:write")
 	// A key bound to a disabled user is refused, from the next request on.
 	wantStatus(t, h.Do("PATCH", "/api/users/"+revID, h.AdminKey, map[string]any{"disabled": true}), 200)
-	wantExactError(t, h.Do("GET", "/identity/api/auth/me", key, nil), 401, api.ErrMissingBearer)
+	wantExactError(t, h.Do("GET", "/identity/api/auth/me", key, nil), 401, api.MsgMissingBearer)
 	// Binding to a disabled user is refused; unbinding (null) makes the key usable again.
 	res = h.Do("PATCH", "/api/api-keys/"+id, h.AdminKey, map[string]any{"actAsUserId": revID})
 	wantStatus(t, res, 400)
@@ -227,8 +227,8 @@ func TestServicePrincipalKeys(t *testing.T) {
 		str(entry, "resourceId") != str(created.Data(), "id") || str(entry, "action") != "POST /api/users" || entry["userId"] != nil {
 		t.Fatalf("audit entry = %v", entry)
 	}
-	wantExactError(t, h.Do("PATCH", "/api/api-keys/"+res.Key.ID, h.AdminKey, map[string]any{"name": "mine"}), 422, api.ErrServiceKey)
-	wantExactError(t, h.Do("POST", "/api/api-keys/"+res.Key.ID+"/rotate", h.AdminKey, nil), 422, api.ErrServiceKey)
+	wantExactError(t, h.Do("PATCH", "/api/api-keys/"+res.Key.ID, h.AdminKey, map[string]any{"name": "mine"}), 422, api.MsgServiceKey)
+	wantExactError(t, h.Do("POST", "/api/api-keys/"+res.Key.ID+"/rotate", h.AdminKey, nil), 422, api.MsgServiceKey)
 	wantStatus(t, h.Do("DELETE", "/api/api-keys/"+res.Key.ID, h.AdminKey, nil), 200)
-	wantExactError(t, h.Do("GET", "/identity/api/auth/me", res.Secret, nil), 401, api.ErrMissingBearer)
+	wantExactError(t, h.Do("GET", "/identity/api/auth/me", res.Secret, nil), 401, api.MsgMissingBearer)
 }

@@ -24,7 +24,7 @@ func PrincipalOf(c *gin.Context) *auth.Principal {
 // query string is refused before any lookup, and unknown and malformed keys answer alike.
 func (s *Server) authenticate(c *gin.Context) {
 	if keyInURL(c.Request.URL) {
-		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
+		Fail(c, http.StatusUnauthorized, MsgMissingBearer)
 		return
 	}
 	header := c.GetHeader("Authorization")
@@ -36,17 +36,17 @@ func (s *Server) authenticate(c *gin.Context) {
 	}
 	token, ok := auth.BearerToken(header)
 	if !ok {
-		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
+		Fail(c, http.StatusUnauthorized, MsgMissingBearer)
 		return
 	}
 	env, err := auth.ParseKey(token)
 	if err != nil {
-		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
+		Fail(c, http.StatusUnauthorized, MsgMissingBearer)
 		return
 	}
 	entry, err := s.lookupKey(c, auth.HashKey(token))
 	if errors.Is(err, store.ErrNotFound) {
-		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
+		Fail(c, http.StatusUnauthorized, MsgMissingBearer)
 		return
 	}
 	if err != nil {
@@ -55,11 +55,11 @@ func (s *Server) authenticate(c *gin.Context) {
 	}
 	key, now := entry.key, s.Now()
 	if key.RevokedAt != nil && !now.Before(*key.RevokedAt) || key.RevokesAt != nil && !now.Before(*key.RevokesAt) {
-		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
+		Fail(c, http.StatusUnauthorized, MsgMissingBearer)
 		return
 	}
 	if key.ExpiresAt != nil && !now.Before(*key.ExpiresAt) {
-		Fail(c, http.StatusUnauthorized, ErrKeyExpired)
+		Fail(c, http.StatusUnauthorized, MsgKeyExpired)
 		return
 	}
 	if env != s.Config.Environment || key.Environment != s.Config.Environment {
@@ -77,7 +77,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		u := entry.user
 		if u == nil || u.Disabled {
 			// A key bound to a missing or disabled user is refused.
-			Fail(c, http.StatusUnauthorized, ErrMissingBearer)
+			Fail(c, http.StatusUnauthorized, MsgMissingBearer)
 			return
 		}
 		// The bound user's role is a ceiling: the key never does more than its accountable human.
@@ -102,7 +102,7 @@ func (s *Server) requireScope(need string) gin.HandlerFunc {
 func RequireUser(c *gin.Context) (*auth.Principal, bool) {
 	p := PrincipalOf(c)
 	if p == nil || p.UserID == "" {
-		Fail(c, http.StatusUnprocessableEntity, ErrNotBound)
+		Fail(c, http.StatusUnprocessableEntity, MsgNotBound)
 		return nil, false
 	}
 	return p, true

@@ -47,7 +47,7 @@ func RawBody(c *gin.Context) ([]byte, bool) {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			Fail(c, http.StatusRequestEntityTooLarge, ErrTooLarge)
+			Fail(c, http.StatusRequestEntityTooLarge, MsgTooLarge)
 			return nil, false
 		}
 		Fail(c, http.StatusBadRequest, "could not read request body")

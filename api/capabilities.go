@@ -19,7 +19,7 @@ func (s *Server) requireCapability(product string) gin.HandlerFunc {
 			return
 		}
 		if !caps.Has(product) {
-			Fail(c, http.StatusForbidden, ErrCapability)
+			Fail(c, http.StatusForbidden, MsgCapability)
 			return
 		}
 		c.Next()

@@ -66,16 +66,16 @@ func TestCapabilityMatrix(t *testing.T) {
 		for _, r := range routes {
 			cells++
 			res := h.Send(routeRequest(t, r, without.Key))
-			if res.Status != http.StatusForbidden || res.Error() != api.ErrCapability {
-				t.Errorf("%s %s without %s: %d %q, want 403 %q", r.Method, r.Path, product, res.Status, res.Error(), api.ErrCapability)
+			if res.Status != http.StatusForbidden || res.Error() != api.MsgCapability {
+				t.Errorf("%s %s without %s: %d %q, want 403 %q", r.Method, r.Path, product, res.Status, res.Error(), api.MsgCapability)
 			}
-			if res := h.Send(routeRequest(t, r, h.AdminKey)); res.Error() == api.ErrCapability {
+			if res := h.Send(routeRequest(t, r, h.AdminKey)); res.Error() == api.MsgCapability {
 				t.Errorf("%s %s: refused to an organisation that has %s", r.Method, r.Path, product)
 			}
 		}
 	}
 	for _, r := range byProduct[""] {
-		if res := h.Send(routeRequest(t, r, h.NewTenantWith("no products", []string{}).Key)); res.Error() == api.ErrCapability {
+		if res := h.Send(routeRequest(t, r, h.NewTenantWith("no products", []string{}).Key)); res.Error() == api.MsgCapability {
 			t.Errorf("platform route %s %s refused for lack of a capability", r.Method, r.Path)
 		}
 	}
@@ -103,7 +103,7 @@ func TestSetCapabilities(t *testing.T) {
 	if res.Status != 200 {
 		t.Fatalf("set capabilities: %d %s", res.Status, res.Body)
 	}
-	if got := h.Do("GET", "/api/workflows", h.AdminKey, nil); got.Status != 403 || got.Error() != api.ErrCapability {
+	if got := h.Do("GET", "/api/workflows", h.AdminKey, nil); got.Status != 403 || got.Error() != api.MsgCapability {
 		t.Errorf("after removing orchestration: %d %q", got.Status, got.Error())
 	}
 	if got := h.Do("GET", "/api/documents", h.AdminKey, nil); got.Status != 200 {

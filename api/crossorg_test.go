@@ -217,7 +217,7 @@ func TestCrossOrganisation(t *testing.T) {
 			if b, ok := fx.bodies[r.Method+" "+r.Path]; ok {
 				req.Body = b
 			}
-			wantExactError(t, h.Send(req), 404, api.ErrNotFound)
+			wantExactError(t, h.Send(req), 404, api.MsgNotFound)
 			h.Clock.Advance(time.Second) // a change would show in updatedAt/status
 			if after := snapshot(); !bytes.Equal(before, after) {
 				t.Fatalf("resource changed by another organisation:\nbefore %s\nafter  %s", before, after)

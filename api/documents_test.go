@@ -308,7 +308,7 @@ func TestUploadRefusals(t *testing.T) {
 		msg    string   // the error of the others
 	}{
 		{"not a document", []part{filePart(fixtures.NotADocument(t))}, 415, nil, "unsupported media type: the file must be a PDF, PNG, JPEG or TIFF"},
-		{"a file over the cap", []part{filePart(big)}, 413, nil, api.ErrTooLarge},
+		{"a file over the cap", []part{filePart(big)}, 413, nil, api.MsgTooLarge},
 		{"no file", []part{field("type", "npwp")}, 400, []string{"file"}, ""},
 		{"an empty file", []part{filePart(nil)}, 400, []string{"file"}, ""},
 		{"two files", []part{filePart(pdf), filePart(pdf)}, 400, []string{"file"}, ""},
@@ -356,10 +356,10 @@ func TestUploadRefusals(t *testing.T) {
 func TestUploadBodyChecks(t *testing.T) {
 	h := newDocumentHarness(t)
 	wantExactError(t, h.Do("POST", "/api/documents/upload", h.AdminKey, map[string]any{"file": "x"}), 415,
-		api.ErrUnsupportedMedia+": use multipart/form-data")
+		api.MsgUnsupportedMedia+": use multipart/form-data")
 	res := h.Send(apitest.Request{Method: "POST", Path: "/api/documents/upload", Key: h.AdminKey, Body: []byte("%PDF-1.4"),
 		Header: http.Header{"Content-Type": {"application/pdf"}}})
-	wantExactError(t, res, 415, api.ErrUnsupportedMedia+": use multipart/form-data")
+	wantExactError(t, res, 415, api.MsgUnsupportedMedia+": use multipart/form-data")
 	res = h.Send(apitest.Request{Method: "POST", Path: "/api/documents/upload", Key: h.AdminKey, Body: []byte("garbage"),
 		Header: http.Header{"Content-Type": {"multipart/form-data"}}})
 	wantStatus(t, res, 400)
@@ -376,7 +376,7 @@ func TestUploadBodyChecks(t *testing.T) {
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 413 || !strings.Contains(string(raw), api.ErrTooLarge) {
+	if resp.StatusCode != 413 || !strings.Contains(string(raw), api.MsgTooLarge) {
 		t.Fatalf("chunked upload over the cap = %d %s", resp.StatusCode, raw)
 	}
 	// With a Content-Length over the cap nothing is read at all.
@@ -409,7 +409,7 @@ func TestUploadIdempotent(t *testing.T) {
 	if again.JSON["idempotent"] != true || str(again.Data(), "id") != str(first.Data(), "id") {
 		t.Fatalf("replay = %s, first %s", again.Body, first.Body)
 	}
-	wantExactError(t, h.upload(h.AdminKey, filePart(fixtures.KTPTextPDF(t)), field("externalId", "scan-42")), 422, api.ErrIdempotencyMismatch)
+	wantExactError(t, h.upload(h.AdminKey, filePart(fixtures.KTPTextPDF(t)), field("externalId", "scan-42")), 422, api.MsgIdempotencyMismatch)
 	if starts, _ := h.temporal.started(); len(starts) != 1 {
 		t.Fatalf("%d pipelines started, want 1", len(starts))
 	}
@@ -425,7 +425,7 @@ func TestUploadIdempotent(t *testing.T) {
 func TestUploadWithoutTemporal(t *testing.T) {
 	h := newDocumentHarness(t)
 	h.temporal.fail = fmt.Errorf("temporal: unavailable")
-	wantExactError(t, h.upload(h.AdminKey, filePart(fixtures.NPWPTextPDF(t))), 503, api.ErrUnavailable)
+	wantExactError(t, h.upload(h.AdminKey, filePart(fixtures.NPWPTextPDF(t))), 503, api.MsgUnavailable)
 	var n int64
 	h.Store.DB.Model(&store.Document{}).Count(&n)
 	if n != 0 {
@@ -545,8 +545,8 @@ func TestReadDocuments(t *testing.T) {
 	if res.JSON["total"] != 1.0 {
 		t.Errorf("extractions %s", res.Body)
 	}
-	wantExactError(t, h.Do("GET", "/api/documents/doc_00000000000000000000000000", viewer, nil), 404, api.ErrNotFound)
-	wantExactError(t, h.Do("GET", "/api/documents/"+review.ID, other.Key, nil), 404, api.ErrNotFound)
+	wantExactError(t, h.Do("GET", "/api/documents/doc_00000000000000000000000000", viewer, nil), 404, api.MsgNotFound)
+	wantExactError(t, h.Do("GET", "/api/documents/"+review.ID, other.Key, nil), 404, api.MsgNotFound)
 }
 
 func TestSubmitPassword(t *testing.T) {
@@ -619,7 +619,7 @@ func TestCorrectDocument(t *testing.T) {
 	body := map[string]any{"fields": map[string]any{"npwp_number": "09.254.294.3-407.000"}}
 
 	unbound := h.Key("extractions:write")
-	wantExactError(t, h.Do("POST", path, unbound, body), 422, api.ErrNotBound)
+	wantExactError(t, h.Do("POST", path, unbound, body), 422, api.MsgNotBound)
 	reviewer := &store.User{ID: ids.New(ids.User), OrgID: h.Org.ID, Email: "rev@example.com", Name: "Rev", Role: "reviewer"}
 	if err := h.Store.Users.Create(context.Background(), reviewer); err != nil {
 		t.Fatal(err)
@@ -703,7 +703,7 @@ func TestTemplates(t *testing.T) {
 			}
 		})
 	}
-	wantExactError(t, h.Do("GET", "/api/templates/tpl_00000000000000000000000000", h.AdminKey, nil), 404, api.ErrNotFound)
+	wantExactError(t, h.Do("GET", "/api/templates/tpl_00000000000000000000000000", h.AdminKey, nil), 404, api.MsgNotFound)
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -782,10 +782,10 @@ func TestDocumentsWithoutSecretsKey(t *testing.T) {
 	h.NoRateLimits(h.Org.ID)
 
 	wantExactError(t, h.Do("POST", "/api/webhooks", h.AdminKey, map[string]any{"url": "https://example.com/hook", "events": []string{"*"}}),
-		503, api.ErrUnavailable)
+		503, api.MsgUnavailable)
 	wantStatus(t, h.upload(h.AdminKey, filePart(fixtures.NPWPTextPDF(t))), 202)
 	wantExactError(t, h.upload(h.AdminKey, filePart(fixtures.NPWPEncryptedPDF(t)), field("password", fixtures.UserPassword)),
-		503, api.ErrUnavailable)
+		503, api.MsgUnavailable)
 
 	d := &store.Document{ID: ids.New(ids.Document), OrgID: h.Org.ID, Filename: "locked.pdf", Format: "pdf", BlobKey: "none"}
 	if err := h.Store.Documents.Create(context.Background(), d); err != nil {
@@ -794,7 +794,7 @@ func TestDocumentsWithoutSecretsKey(t *testing.T) {
 	if err := h.Store.DB.Model(&store.Document{}).Where("id = ?", d.ID).Update("status", string(docintel.StatusPasswordRequired)).Error; err != nil {
 		t.Fatal(err)
 	}
-	wantExactError(t, h.Do("POST", "/api/documents/"+d.ID+"/password", h.AdminKey, map[string]any{"password": "x"}), 503, api.ErrUnavailable)
+	wantExactError(t, h.Do("POST", "/api/documents/"+d.ID+"/password", h.AdminKey, map[string]any{"password": "x"}), 503, api.MsgUnavailable)
 	if got, err := h.Store.Documents.Get(context.Background(), h.Org.ID, d.ID); err != nil || got.Status != string(docintel.StatusPasswordRequired) {
 		t.Fatalf("document after a refused password: %+v, %v", got, err)
 	}

@@ -70,7 +70,7 @@ func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
 		return
 	}
 	if extID == "" || len(extID) > 200 {
-		ValidationFailed(c, FieldErrors{"externalId": {ErrIdempotencyMalformed}})
+		ValidationFailed(c, FieldErrors{"externalId": {MsgIdempotencyMalformed}})
 		return
 	}
 	now := s.Now().UTC()
@@ -97,14 +97,14 @@ func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
 			continue
 		}
 		if existing.RequestHash != hash {
-			Fail(c, http.StatusUnprocessableEntity, ErrIdempotencyMismatch)
+			Fail(c, http.StatusUnprocessableEntity, MsgIdempotencyMismatch)
 			return
 		}
 		if existing.State == store.IdempotencyPending {
 			existing, err = s.awaitIdempotency(c, existing.ID, deadline)
 			if err != nil {
 				if c.Request.Context().Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-					Fail(c, http.StatusConflict, ErrIdempotencyInFlight)
+					Fail(c, http.StatusConflict, MsgIdempotencyInFlight)
 				} else if c.Request.Context().Err() == nil {
 					Internal(c, err)
 				}

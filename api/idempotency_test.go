@@ -46,7 +46,7 @@ func TestIdempotentReplay(t *testing.T) {
 	}
 	// The same externalId with a different body is refused.
 	changed := map[string]any{"email": "idem@example.com", "role": "admin", "externalId": "hr-42"}
-	wantExactError(t, h.Do("POST", "/api/users", h.AdminKey, changed), 422, api.ErrIdempotencyMismatch)
+	wantExactError(t, h.Do("POST", "/api/users", h.AdminKey, changed), 422, api.MsgIdempotencyMismatch)
 	// The scope is per organisation: another organisation's hr-42 is its own.
 	other := h.NewTenant("Other")
 	wantStatus(t, h.Do("POST", "/api/users", other.Key, map[string]any{"email": "other@example.com", "role": "viewer", "externalId": "hr-42"}), 201)
@@ -108,7 +108,7 @@ func TestIdempotencyConcurrent(t *testing.T) {
 							replays++
 						}
 					case 409:
-						if res.Error() != api.ErrIdempotencyInFlight {
+						if res.Error() != api.MsgIdempotencyInFlight {
 							t.Fatalf("409 %s", res.Body)
 						}
 					default:
@@ -146,7 +146,7 @@ func TestIdempotencyLongPath(t *testing.T) {
 			}
 			path := pathParam.ReplaceAllString(route, strings.Repeat("x", 400))
 			res := h.Do("POST", path, h.AdminKey, map[string]any{"externalId": "long-1"})
-			wantExactError(t, res, 404, api.ErrNotFound)
+			wantExactError(t, res, 404, api.MsgNotFound)
 		})
 	}
 }

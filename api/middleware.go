@@ -41,7 +41,7 @@ func (s *Server) buildEngine() *gin.Engine {
 		e.Handle(r.Method, r.Path, chain...)
 	}
 	e.NoRoute(func(c *gin.Context) { NotFound(c) })
-	e.NoMethod(func(c *gin.Context) { Fail(c, http.StatusMethodNotAllowed, ErrMethodNotAllowed) })
+	e.NoMethod(func(c *gin.Context) { Fail(c, http.StatusMethodNotAllowed, MsgMethodNotAllowed) })
 	return e
 }
 
@@ -120,7 +120,7 @@ func (s *Server) recoverPanics(c *gin.Context) {
 			}
 			Logger(c).Error("panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if !c.Writer.Written() {
-				Fail(c, http.StatusInternalServerError, ErrInternal)
+				Fail(c, http.StatusInternalServerError, MsgInternal)
 			} else {
 				c.Abort()
 			}
@@ -161,7 +161,7 @@ func (s *Server) bodyCheck(r Route) gin.HandlerFunc {
 	}
 	return func(c *gin.Context) {
 		if c.Request.ContentLength > limit {
-			Fail(c, http.StatusRequestEntityTooLarge, ErrTooLarge)
+			Fail(c, http.StatusRequestEntityTooLarge, MsgTooLarge)
 			return
 		}
 		hasBody := c.Request.ContentLength > 0 || c.Request.TransferEncoding != nil
@@ -169,12 +169,12 @@ func (s *Server) bodyCheck(r Route) gin.HandlerFunc {
 		switch r.Body {
 		case BodyJSON:
 			if hasBody && ct != "application/json" && !strings.HasSuffix(ct, "+json") {
-				Fail(c, http.StatusUnsupportedMediaType, ErrUnsupportedMedia+": use application/json")
+				Fail(c, http.StatusUnsupportedMediaType, MsgUnsupportedMedia+": use application/json")
 				return
 			}
 		case BodyMultipart:
 			if ct != "multipart/form-data" {
-				Fail(c, http.StatusUnsupportedMediaType, ErrUnsupportedMedia+": use multipart/form-data")
+				Fail(c, http.StatusUnsupportedMediaType, MsgUnsupportedMedia+": use multipart/form-data")
 				return
 			}
 		}

@@ -20,16 +20,16 @@ func TestCommonFailures(t *testing.T) {
 		status int
 		error  string
 	}{
-		{"unknown path", apitest.Request{Method: "GET", Path: "/api/nothing-here", Key: h.AdminKey}, 404, api.ErrNotFound},
-		{"wrong method", apitest.Request{Method: "DELETE", Path: "/healthz"}, 405, api.ErrMethodNotAllowed},
+		{"unknown path", apitest.Request{Method: "GET", Path: "/api/nothing-here", Key: h.AdminKey}, 404, api.MsgNotFound},
+		{"wrong method", apitest.Request{Method: "DELETE", Path: "/healthz"}, 405, api.MsgMethodNotAllowed},
 		{"oversized body", apitest.Request{Method: "POST", Path: "/api/users", Key: h.AdminKey,
-			Body: []byte(`{"email":"a@b.test","name":"` + strings.Repeat("x", 2000) + `","role":"viewer"}`), Header: ct("application/json")}, 413, api.ErrTooLarge},
+			Body: []byte(`{"email":"a@b.test","name":"` + strings.Repeat("x", 2000) + `","role":"viewer"}`), Header: ct("application/json")}, 413, api.MsgTooLarge},
 		{"wrong content type", apitest.Request{Method: "POST", Path: "/api/users", Key: h.AdminKey,
-			Body: []byte(`email=a@b.test`), Header: ct("application/x-www-form-urlencoded")}, 415, api.ErrUnsupportedMedia + ": use application/json"},
+			Body: []byte(`email=a@b.test`), Header: ct("application/x-www-form-urlencoded")}, 415, api.MsgUnsupportedMedia + ": use application/json"},
 		{"malformed JSON", apitest.Request{Method: "POST", Path: "/api/users", Key: h.AdminKey,
-			Body: []byte(`{"email":`), Header: ct("application/json")}, 400, api.ErrValidation},
+			Body: []byte(`{"email":`), Header: ct("application/json")}, 400, api.MsgValidation},
 		{"wrong type", apitest.Request{Method: "POST", Path: "/api/users", Key: h.AdminKey,
-			Body: []byte(`{"email":42,"name":"n","role":"viewer"}`), Header: ct("application/json")}, 400, api.ErrValidation},
+			Body: []byte(`{"email":42,"name":"n","role":"viewer"}`), Header: ct("application/json")}, 400, api.MsgValidation},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -90,7 +90,7 @@ func fieldErrors(t *testing.T, res *apitest.Response) map[string]any {
 	wantStatus(t, res, 400)
 	details, _ := res.JSON["details"].(map[string]any)
 	fe, _ := details["fieldErrors"].(map[string]any)
-	if res.Error() != api.ErrValidation || fe == nil {
+	if res.Error() != api.MsgValidation || fe == nil {
 		t.Fatalf("not a validation failure: %s", res.Body)
 	}
 	return fe
@@ -138,11 +138,11 @@ func TestWorkflowDefinitions(t *testing.T) {
 	if latest := h.Do("GET", "/api/workflows/payout", key, nil); latest.Data()["latestVersion"] != 2.0 || !strings.Contains(string(latest.Body), `"id":"only"`) {
 		t.Errorf("latest = %s", latest.Body)
 	}
-	wantExactError(t, h.Do("GET", "/api/workflows/payout/versions/3", key, nil), 404, api.ErrNotFound)
+	wantExactError(t, h.Do("GET", "/api/workflows/payout/versions/3", key, nil), 404, api.MsgNotFound)
 	if fe := fieldErrors(t, h.Do("GET", "/api/workflows/payout/versions/first", key, nil)); fe["version"] == nil {
 		t.Error("a version that is not a number must be a field error")
 	}
-	wantExactError(t, h.Do("GET", "/api/workflows/nope", key, nil), 404, api.ErrNotFound)
+	wantExactError(t, h.Do("GET", "/api/workflows/nope", key, nil), 404, api.MsgNotFound)
 
 	// Idempotent creation: the same externalId and body replays the first answer.
 	body := map[string]any{"slug": "kyc", "name": "KYC", "definition": json.RawMessage(v2def), "externalId": "create-kyc"}
@@ -324,11 +324,11 @@ func TestExecutionsReadAndCancel(t *testing.T) {
 		res := h.Do("POST", "/api/executions/"+byStatus[st].ID+"/cancel", key, map[string]any{"reason": "stop"})
 		wantExactError(t, res, 409, "state conflict: cannot transition "+st+" → cancelled")
 	}
-	wantExactError(t, h.Do("POST", "/api/executions/"+run.ID+"/cancel", key, map[string]any{}), 503, api.ErrUnavailable)
+	wantExactError(t, h.Do("POST", "/api/executions/"+run.ID+"/cancel", key, map[string]any{}), 503, api.MsgUnavailable)
 	if fe := fieldErrors(t, h.Do("POST", "/api/executions/"+run.ID+"/cancel", key, map[string]any{"reason": strings.Repeat("r", 1001)})); fe["reason"] == nil {
 		t.Error("a reason over 1000 characters must be refused")
 	}
-	wantExactError(t, h.Do("GET", "/api/executions/exe_absent", key, nil), 404, api.ErrNotFound)
+	wantExactError(t, h.Do("GET", "/api/executions/exe_absent", key, nil), 404, api.MsgNotFound)
 }
 
 func TestApprovalsReadAndRefusals(t *testing.T) {
@@ -358,15 +358,15 @@ func TestApprovalsReadAndRefusals(t *testing.T) {
 	// Resolving needs an accountable human: a key without a bound user is 422.
 	for _, d := range []string{"approve", "reject"} {
 		res := h.Do("POST", "/api/approvals/"+a.ID+"/"+d, reviewer, map[string]any{"comment": "fine"})
-		wantExactError(t, res, http.StatusUnprocessableEntity, api.ErrNotBound)
+		wantExactError(t, res, http.StatusUnprocessableEntity, api.MsgNotBound)
 	}
 	// A bound key passes that check; without Temporal the decision cannot be sent.
 	bound, _ := h.KeyWith(apitest.KeySpec{Scopes: []string{"approvals:write"}, ActAsUserID: h.Admin.ID})
-	wantExactError(t, h.Do("POST", "/api/approvals/"+a.ID+"/approve", bound, map[string]any{}), 503, api.ErrUnavailable)
+	wantExactError(t, h.Do("POST", "/api/approvals/"+a.ID+"/approve", bound, map[string]any{}), 503, api.MsgUnavailable)
 	if fe := fieldErrors(t, h.Do("POST", "/api/approvals/"+a.ID+"/approve", bound, map[string]any{"comment": strings.Repeat("c", 2001)})); fe["comment"] == nil {
 		t.Error("a comment over 2000 characters must be refused")
 	}
-	wantExactError(t, h.Do("POST", "/api/approvals/apr_absent/approve", bound, map[string]any{}), 404, api.ErrNotFound)
+	wantExactError(t, h.Do("POST", "/api/approvals/apr_absent/approve", bound, map[string]any{}), 404, api.MsgNotFound)
 	if got, _ := h.Store.Orchestration.GetApproval(context.Background(), h.Org.ID, a.ID); got.Status != orchestration.ApprovalPending {
 		t.Errorf("a refused call changed the approval: %s", got.Status)
 	}

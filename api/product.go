@@ -25,7 +25,7 @@ const TemporalCallTimeout = 15 * time.Second
 func TemporalAvailable(c *gin.Context, t client.Client) bool {
 	if t == nil {
 		Logger(c).Error("no Temporal client configured")
-		Fail(c, http.StatusServiceUnavailable, ErrUnavailable)
+		Fail(c, http.StatusServiceUnavailable, MsgUnavailable)
 		return false
 	}
 	return true

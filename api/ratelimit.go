@@ -92,7 +92,7 @@ func (s *Server) limit(c *gin.Context, bucket, key string, rule ratelimit.Rule) 
 	d, err := s.sec.limiter.Allow(c.Request.Context(), key, rule)
 	if err != nil {
 		Logger(c).Error("rate limit", "bucket", bucket, "error", err)
-		Fail(c, http.StatusServiceUnavailable, ErrUnavailable)
+		Fail(c, http.StatusServiceUnavailable, MsgUnavailable)
 		return
 	}
 	h := c.Writer.Header()

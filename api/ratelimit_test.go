@@ -70,7 +70,7 @@ func TestRateLimits(t *testing.T) {
 		h.Clock.Advance(20 * time.Second) // 10:01:30
 		res = h.Do("GET", "/identity/api/auth/me", limited, nil)
 		wantStatus(t, res, 429)
-		if res.Error() != api.ErrRateLimited || res.JSON["bucket"] != "read" || res.JSON["limit"].(float64) != 3 ||
+		if res.Error() != api.MsgRateLimited || res.JSON["bucket"] != "read" || res.JSON["limit"].(float64) != 3 ||
 			res.Header.Get(api.HeaderRetryAfter) != "30" || res.Header.Get(api.HeaderRateRemaining) != "0" {
 			t.Fatalf("429: %v %s", res.Header, res.Body)
 		}

@@ -40,7 +40,7 @@ func TestPanicAnswersEnvelope(t *testing.T) {
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatalf("body %q is not JSON", body)
 	}
-	if res.StatusCode != 500 || got["error"] != ErrInternal || len(got) != 1 {
+	if res.StatusCode != 500 || got["error"] != MsgInternal || len(got) != 1 {
 		t.Fatalf("got %d %s", res.StatusCode, body)
 	}
 	if strings.Contains(string(body), "secret internal detail") {

@@ -13,26 +13,26 @@ import (
 
 // The error strings of SPEC 5.7 and 7.3. Handlers use these, never their own spelling.
 const (
-	ErrMissingBearer    = "missing or invalid Bearer"
-	ErrKeyExpired       = "key expired"
-	ErrValidation       = "validation failed"
-	ErrNotFound         = "not found"
-	ErrRateLimited      = "rate limit exceeded"
-	ErrNotBound         = "api_key_not_bound_to_user"
-	ErrFourEyes         = "four-eyes violation: drafter cannot submit"
-	ErrInternal         = "internal server error"
-	ErrUnavailable      = "service unavailable"
-	ErrTooLarge         = "payload too large"
-	ErrUnsupportedMedia = "unsupported media type"
-	ErrMethodNotAllowed = "method not allowed"
-	ErrCapability       = "org capability disabled"
+	MsgMissingBearer    = "missing or invalid Bearer"
+	MsgKeyExpired       = "key expired"
+	MsgValidation       = "validation failed"
+	MsgNotFound         = "not found"
+	MsgRateLimited      = "rate limit exceeded"
+	MsgNotBound         = "api_key_not_bound_to_user"
+	MsgFourEyes         = "four-eyes violation: drafter cannot submit"
+	MsgInternal         = "internal server error"
+	MsgUnavailable      = "service unavailable"
+	MsgTooLarge         = "payload too large"
+	MsgUnsupportedMedia = "unsupported media type"
+	MsgMethodNotAllowed = "method not allowed"
+	MsgCapability       = "org capability disabled"
 
-	ErrBadCredentials       = "invalid email or password"
-	ErrCSRF                 = "missing or invalid CSRF token"
-	ErrServiceKey           = "service principal keys are managed by the platform"
-	ErrIdempotencyMismatch  = "externalId already used with a different request body"
-	ErrIdempotencyInFlight  = "a request with this externalId is still in progress"
-	ErrIdempotencyMalformed = "externalId must be a string of 1 to 200 characters"
+	MsgBadCredentials       = "invalid email or password"
+	MsgCSRF                 = "missing or invalid CSRF token"
+	MsgServiceKey           = "service principal keys are managed by the platform"
+	MsgIdempotencyMismatch  = "externalId already used with a different request body"
+	MsgIdempotencyInFlight  = "a request with this externalId is still in progress"
+	MsgIdempotencyMalformed = "externalId must be a string of 1 to 200 characters"
 )
 
 // FieldErrors maps a field path to its messages (SPEC 7.1 details.fieldErrors).
@@ -115,18 +115,18 @@ func Fail(c *gin.Context, status int, msg string) {
 // RateLimited answers 429 {error: rate limit exceeded, bucket, limit} (SPEC 8.2); the caller has
 // set Retry-After.
 func RateLimited(c *gin.Context, bucket string, limit int) {
-	c.AbortWithStatusJSON(http.StatusTooManyRequests, gin.H{"error": ErrRateLimited, "bucket": bucket, "limit": limit})
+	c.AbortWithStatusJSON(http.StatusTooManyRequests, gin.H{"error": MsgRateLimited, "bucket": bucket, "limit": limit})
 }
 
 // NotReady answers 503 {error: service unavailable, checks} for the readiness probe; checks
 // names the state of each dependency.
 func NotReady(c *gin.Context, checks map[string]string) {
-	c.AbortWithStatusJSON(http.StatusServiceUnavailable, gin.H{"error": ErrUnavailable, "checks": checks})
+	c.AbortWithStatusJSON(http.StatusServiceUnavailable, gin.H{"error": MsgUnavailable, "checks": checks})
 }
 
 // ValidationFailed answers 400 validation failed with every bad field.
 func ValidationFailed(c *gin.Context, fe FieldErrors) {
-	c.AbortWithStatusJSON(http.StatusBadRequest, failure{Error: ErrValidation, Details: &failureDetails{FieldErrors: fe}})
+	c.AbortWithStatusJSON(http.StatusBadRequest, failure{Error: MsgValidation, Details: &failureDetails{FieldErrors: fe}})
 }
 
 // StateConflict answers 409 state conflict: cannot transition from → to (SPEC 3.5).
@@ -159,12 +159,12 @@ func Loaded(c *gin.Context, err error) bool {
 }
 
 // NotFound answers 404 not found: the same for an absent id and another organisation's.
-func NotFound(c *gin.Context) { Fail(c, http.StatusNotFound, ErrNotFound) }
+func NotFound(c *gin.Context) { Fail(c, http.StatusNotFound, MsgNotFound) }
 
 // Internal logs err with the request id and answers a 500 envelope that leaks nothing.
 func Internal(c *gin.Context, err error) {
 	Logger(c).Error("internal error", "error", err)
-	Fail(c, http.StatusInternalServerError, ErrInternal)
+	Fail(c, http.StatusInternalServerError, MsgInternal)
 }
 
 // Timestamp formats a time the one way the API does: UTC ISO 8601 with milliseconds.

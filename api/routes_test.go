@@ -49,7 +49,7 @@ func TestRouteTableAuthentication(t *testing.T) {
 				}
 				r := r
 				t.Run(r.Method+" "+r.Path, func(t *testing.T) {
-					wantExactError(t, h.Send(requestFor(r, "")), 401, api.ErrMissingBearer)
+					wantExactError(t, h.Send(requestFor(r, "")), 401, api.MsgMissingBearer)
 					if r.Scope != "" {
 						wantExactError(t, h.Send(requestFor(r, lacking)), 403, "missing scope: "+r.Scope)
 					}
@@ -80,13 +80,13 @@ func TestAuthenticationFailures(t *testing.T) {
 		status int
 		msg    string
 	}{
-		{"no header", "", "/identity/api/auth/me", 401, api.ErrMissingBearer},
-		{"other scheme", "Basic " + key, "/identity/api/auth/me", 401, api.ErrMissingBearer},
-		{"malformed key", "Bearer svc_sk_sandbox_short", "/identity/api/auth/me", 401, api.ErrMissingBearer},
-		{"unknown key", "Bearer svc_sk_sandbox_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "/identity/api/auth/me", 401, api.ErrMissingBearer},
-		{"lowercased key", "Bearer " + lowerSecret(key), "/identity/api/auth/me", 401, api.ErrMissingBearer},
-		{"key in query", "", "/identity/api/auth/me?api_key=" + key, 401, api.ErrMissingBearer},
-		{"key in query with header", "Bearer " + key, "/identity/api/auth/me?token=" + key, 401, api.ErrMissingBearer},
+		{"no header", "", "/identity/api/auth/me", 401, api.MsgMissingBearer},
+		{"other scheme", "Basic " + key, "/identity/api/auth/me", 401, api.MsgMissingBearer},
+		{"malformed key", "Bearer svc_sk_sandbox_short", "/identity/api/auth/me", 401, api.MsgMissingBearer},
+		{"unknown key", "Bearer svc_sk_sandbox_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "/identity/api/auth/me", 401, api.MsgMissingBearer},
+		{"lowercased key", "Bearer " + lowerSecret(key), "/identity/api/auth/me", 401, api.MsgMissingBearer},
+		{"key in query", "", "/identity/api/auth/me?api_key=" + key, 401, api.MsgMissingBearer},
+		{"key in query with header", "Bearer " + key, "/identity/api/auth/me?token=" + key, 401, api.MsgMissingBearer},
 		{"valid", "Bearer " + key, "/identity/api/auth/me", 200, ""},
 	}
 	for _, tt := range tests {

@@ -43,7 +43,7 @@ func (s *Server) authenticateSession(c *gin.Context, token string) {
 	}
 	now := s.Now()
 	if sess == nil || !sess.Active(now) {
-		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
+		Fail(c, http.StatusUnauthorized, MsgMissingBearer)
 		return
 	}
 	u, err := s.Store.Users.Get(c.Request.Context(), sess.OrgID, sess.UserID)
@@ -52,7 +52,7 @@ func (s *Server) authenticateSession(c *gin.Context, token string) {
 		return
 	}
 	if u == nil || u.Disabled {
-		Fail(c, http.StatusUnauthorized, ErrMissingBearer)
+		Fail(c, http.StatusUnauthorized, MsgMissingBearer)
 		return
 	}
 	switch c.Request.Method {
@@ -60,7 +60,7 @@ func (s *Server) authenticateSession(c *gin.Context, token string) {
 	default:
 		got := c.GetHeader(HeaderCSRF)
 		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(sess.CSRFToken)) != 1 {
-			Fail(c, http.StatusForbidden, ErrCSRF)
+			Fail(c, http.StatusForbidden, MsgCSRF)
 			return
 		}
 	}

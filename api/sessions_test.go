@@ -39,7 +39,7 @@ func TestDashboardSession(t *testing.T) {
 		{"email": "nobody@example.com", "password": "correct horse battery"},
 		{"email": h.Admin.Email, "password": "anything at all"}, // a user without a password
 	} {
-		wantExactError(t, h.Do("POST", "/api/auth/login", "", bad), 401, api.ErrBadCredentials)
+		wantExactError(t, h.Do("POST", "/api/auth/login", "", bad), 401, api.MsgBadCredentials)
 	}
 	wantStatus(t, h.Do("POST", "/api/auth/login", "", map[string]any{"email": "ops@example.com"}), 400)
 
@@ -58,9 +58,9 @@ func TestDashboardSession(t *testing.T) {
 	}
 	// Writes need the CSRF token.
 	body := map[string]any{"email": "new@example.com", "role": "viewer"}
-	wantExactError(t, h.Send(apitest.Request{Method: "POST", Path: "/api/users", Body: body, Cookies: []*http.Cookie{cookie}}), 403, api.ErrCSRF)
+	wantExactError(t, h.Send(apitest.Request{Method: "POST", Path: "/api/users", Body: body, Cookies: []*http.Cookie{cookie}}), 403, api.MsgCSRF)
 	wantExactError(t, h.Send(apitest.Request{Method: "POST", Path: "/api/users", Body: body, Cookies: []*http.Cookie{cookie},
-		Header: http.Header{api.HeaderCSRF: {"forged"}}}), 403, api.ErrCSRF)
+		Header: http.Header{api.HeaderCSRF: {"forged"}}}), 403, api.MsgCSRF)
 	created := h.Send(apitest.Request{Method: "POST", Path: "/api/users", Body: body, Cookies: []*http.Cookie{cookie},
 		Header: http.Header{api.HeaderCSRF: {csrf}}})
 	wantStatus(t, created, 201)
@@ -79,7 +79,7 @@ func TestDashboardSession(t *testing.T) {
 
 	// A password change ends the user's sessions.
 	wantStatus(t, h.Do("PATCH", "/api/users/"+userID, h.AdminKey, map[string]any{"password": "another long one"}), 200)
-	wantExactError(t, h.Send(apitest.Request{Method: "GET", Path: "/identity/api/auth/me", Cookies: []*http.Cookie{cookie}}), 401, api.ErrMissingBearer)
+	wantExactError(t, h.Send(apitest.Request{Method: "GET", Path: "/identity/api/auth/me", Cookies: []*http.Cookie{cookie}}), 401, api.MsgMissingBearer)
 
 	// Logout ends the session and clears the cookies.
 	cookie, _ = login(t, h, "ops@example.com", "another long one")
@@ -88,18 +88,18 @@ func TestDashboardSession(t *testing.T) {
 	if len(out.Cookies) != 2 || out.Cookies[0].MaxAge >= 0 {
 		t.Fatalf("logout cookies = %+v", out.Cookies)
 	}
-	wantExactError(t, h.Send(apitest.Request{Method: "GET", Path: "/identity/api/auth/me", Cookies: []*http.Cookie{cookie}}), 401, api.ErrMissingBearer)
+	wantExactError(t, h.Send(apitest.Request{Method: "GET", Path: "/identity/api/auth/me", Cookies: []*http.Cookie{cookie}}), 401, api.MsgMissingBearer)
 	wantStatus(t, h.Do("POST", "/api/auth/logout", "", nil), 204)
 
 	// Sessions expire.
 	cookie, _ = login(t, h, "ops@example.com", "another long one")
 	h.Clock.Advance(h.Config.Auth.SessionTTL)
-	wantExactError(t, h.Send(apitest.Request{Method: "GET", Path: "/identity/api/auth/me", Cookies: []*http.Cookie{cookie}}), 401, api.ErrMissingBearer)
+	wantExactError(t, h.Send(apitest.Request{Method: "GET", Path: "/identity/api/auth/me", Cookies: []*http.Cookie{cookie}}), 401, api.MsgMissingBearer)
 
 	// A disabled user cannot log in.
 	h.Clock.Advance(time.Minute)
 	wantStatus(t, h.Do("PATCH", "/api/users/"+userID, h.AdminKey, map[string]any{"disabled": true}), 200)
-	wantExactError(t, h.Do("POST", "/api/auth/login", "", map[string]any{"email": "ops@example.com", "password": "another long one"}), 401, api.ErrBadCredentials)
+	wantExactError(t, h.Do("POST", "/api/auth/login", "", map[string]any{"email": "ops@example.com", "password": "another long one"}), 401, api.MsgBadCredentials)
 }
 
 // TestLoginRateLimitPerIP: 5 attempts a minute per client IP; the client IP comes from

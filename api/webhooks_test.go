@@ -179,7 +179,7 @@ func TestWebhookValidation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := tt.h.Do("POST", "/api/webhooks", tt.h.AdminKey, tt.body)
 			wantStatus(t, res, 400)
-			if res.Error() != api.ErrValidation {
+			if res.Error() != api.MsgValidation {
 				t.Fatalf("error %q", res.Error())
 			}
 			fe, _ := res.JSON["details"].(map[string]any)["fieldErrors"].(map[string]any)
@@ -236,9 +236,9 @@ func TestWebhookUpdateAndDelete(t *testing.T) {
 		t.Fatalf("a refused patch changed the subscription: %s", got.Body)
 	}
 	wantStatus(t, h.Do("DELETE", path, h.AdminKey, nil), 204)
-	wantExactError(t, h.Do("GET", path, h.AdminKey, nil), 404, api.ErrNotFound)
-	wantExactError(t, h.Do("DELETE", path, h.AdminKey, nil), 404, api.ErrNotFound)
-	wantExactError(t, h.Do("PATCH", path, h.AdminKey, map[string]any{"active": true}), 404, api.ErrNotFound)
+	wantExactError(t, h.Do("GET", path, h.AdminKey, nil), 404, api.MsgNotFound)
+	wantExactError(t, h.Do("DELETE", path, h.AdminKey, nil), 404, api.MsgNotFound)
+	wantExactError(t, h.Do("PATCH", path, h.AdminKey, map[string]any{"active": true}), 404, api.MsgNotFound)
 }
 
 func TestWebhookRotateSecret(t *testing.T) {
@@ -316,17 +316,17 @@ func TestWebhookTestAndRedeliver(t *testing.T) {
 	if n != 2 || str(re, "id") == str(del, "id") || opts.ID != str(re, "id") || str(re, "eventId") != str(del, "eventId") || str(re, "status") != "pending" {
 		t.Fatalf("redelivered = %s (start %d %s)", res.Body, n, opts.ID)
 	}
-	wantExactError(t, h.Do("POST", base+"/deliveries/whd_00000000000000000000000000/redeliver", h.AdminKey, nil), 404, api.ErrNotFound)
-	wantExactError(t, h.Do("GET", base+"/deliveries/whd_00000000000000000000000000", h.AdminKey, nil), 404, api.ErrNotFound)
+	wantExactError(t, h.Do("POST", base+"/deliveries/whd_00000000000000000000000000/redeliver", h.AdminKey, nil), 404, api.MsgNotFound)
+	wantExactError(t, h.Do("GET", base+"/deliveries/whd_00000000000000000000000000", h.AdminKey, nil), 404, api.MsgNotFound)
 	// A delivery of another subscription is not found under this one.
 	other := createWebhook(t, h, h.AdminKey, map[string]any{"url": "https://example.com/other", "events": []string{"*"}})
-	wantExactError(t, h.Do("GET", "/api/webhooks/"+str(other, "id")+"/deliveries/"+str(del, "id"), h.AdminKey, nil), 404, api.ErrNotFound)
+	wantExactError(t, h.Do("GET", "/api/webhooks/"+str(other, "id")+"/deliveries/"+str(del, "id"), h.AdminKey, nil), 404, api.MsgNotFound)
 
 	// When Temporal refuses the start, the answer is 503 and the delivery is not left pending.
 	temporal.mu.Lock()
 	temporal.fail = errors.New("unavailable")
 	temporal.mu.Unlock()
-	wantExactError(t, h.Do("POST", base+"/test", h.AdminKey, nil), 503, api.ErrUnavailable)
+	wantExactError(t, h.Do("POST", base+"/test", h.AdminKey, nil), 503, api.MsgUnavailable)
 	list := h.Do("GET", base+"/deliveries?status=dropped", h.AdminKey, nil)
 	rows := list.JSON["rows"].([]any)
 	if len(rows) != 1 || !strings.Contains(str(rows[0].(map[string]any), "lastError"), "could not be scheduled") {
@@ -387,7 +387,7 @@ func TestWebhookDeliveryLogPages(t *testing.T) {
 
 func TestWebhooksWithoutSecretsKey(t *testing.T) {
 	h := apitest.New(t, apitest.Options{}) // no secrets.key configured
-	wantExactError(t, h.Do("POST", "/api/webhooks", h.AdminKey, map[string]any{"url": "https://example.com", "events": []string{"*"}}), 503, api.ErrUnavailable)
+	wantExactError(t, h.Do("POST", "/api/webhooks", h.AdminKey, map[string]any{"url": "https://example.com", "events": []string{"*"}}), 503, api.MsgUnavailable)
 	// Bad input is still told apart from the missing key.
 	wantStatus(t, h.Do("POST", "/api/webhooks", h.AdminKey, map[string]any{"events": []string{"*"}}), 400)
 	wantStatus(t, h.Do("GET", "/api/webhooks", h.AdminKey, nil), 200)

@@ -210,7 +210,7 @@ func (h *Handler) loadEditableAPIKey(c *gin.Context) (*store.APIKey, bool) {
 		return nil, false
 	}
 	if k.CallerServiceSlug != "" {
-		api.Fail(c, http.StatusUnprocessableEntity, api.ErrServiceKey)
+		api.Fail(c, http.StatusUnprocessableEntity, api.MsgServiceKey)
 		return nil, false
 	}
 	return k, true

@@ -52,11 +52,11 @@ func (h *Handler) login(c *gin.Context) {
 	}
 	if u == nil {
 		auth.CheckPassword("", req.Password) // the same work as a real check
-		api.Fail(c, http.StatusUnauthorized, api.ErrBadCredentials)
+		api.Fail(c, http.StatusUnauthorized, api.MsgBadCredentials)
 		return
 	}
 	if !auth.CheckPassword(u.PasswordHash, req.Password) || u.Disabled {
-		api.Fail(c, http.StatusUnauthorized, api.ErrBadCredentials)
+		api.Fail(c, http.StatusUnauthorized, api.MsgBadCredentials)
 		return
 	}
 	org, err := h.Store.Orgs.Get(c.Request.Context(), u.OrgID)

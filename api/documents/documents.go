@@ -256,7 +256,7 @@ func (h *Handler) submitPassword(c *gin.Context) {
 		return
 	case errors.Is(err, ErrNoSecretsBox), errors.Is(err, ErrNoTemporal), errors.Is(err, ErrPasswordUndelivered):
 		api.Logger(c).Error("document password", "documentId", d.ID, "error", err)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	case !api.Loaded(c, err):
 		return
@@ -349,7 +349,7 @@ func (h *Handler) correctDocument(c *gin.Context) {
 		return
 	} else if err != nil {
 		api.Logger(c).Error("document correction", "documentId", d.ID, "extractionId", in.ExtractionID, "error", err)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	}
 	x, err := h.Store.Documents.GetExtraction(c.Request.Context(), d.OrgID, in.ExtractionID)

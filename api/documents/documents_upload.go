@@ -80,7 +80,7 @@ func (e *uploadError) answer(c *gin.Context) {
 func (h *Handler) uploadDocument(c *gin.Context) {
 	if h.Blobs == nil {
 		api.Logger(c).Error("blob store unavailable", "error", h.blobsErr)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	}
 	u, uerr := h.readUpload(c)
@@ -160,7 +160,7 @@ func (h *Handler) readUpload(c *gin.Context) (*upload, *uploadError) {
 	}
 	if hint, ok := u.fields["type"]; ok && !fe.Any() {
 		if msg, err := h.checkTypeHint(c, hint); err != nil {
-			return u, &uploadError{status: http.StatusInternalServerError, msg: api.ErrInternal}
+			return u, &uploadError{status: http.StatusInternalServerError, msg: api.MsgInternal}
 		} else if msg != "" {
 			fe.Add("type", msg)
 		}
@@ -185,16 +185,16 @@ func (h *Handler) readFilePart(ctx context.Context, part *multipart.Part, u *upl
 		return &uploadError{fe: api.FieldErrors{"file": {"is empty"}}}
 	}
 	if u.format = docintel.Sniff(head); u.format == docintel.FormatUnknown {
-		return &uploadError{status: http.StatusUnsupportedMediaType, msg: api.ErrUnsupportedMedia + ": the file must be a PDF, PNG, JPEG or TIFF"}
+		return &uploadError{status: http.StatusUnsupportedMediaType, msg: api.MsgUnsupportedMedia + ": the file must be a PDF, PNG, JPEG or TIFF"}
 	}
 	sp, err := h.Blobs.Spool(ctx, br, h.Config.Documents.MaxUploadBytes)
 	switch {
 	case errors.Is(err, blobs.ErrTooLarge):
-		return &uploadError{status: http.StatusRequestEntityTooLarge, msg: api.ErrTooLarge}
+		return &uploadError{status: http.StatusRequestEntityTooLarge, msg: api.MsgTooLarge}
 	case err != nil && rr.err != nil && !errors.Is(rr.err, io.EOF):
 		return bodyError(rr.err) // the client's body, not our disk
 	case err != nil:
-		return &uploadError{status: http.StatusInternalServerError, msg: api.ErrInternal}
+		return &uploadError{status: http.StatusInternalServerError, msg: api.MsgInternal}
 	}
 	u.spool = sp
 	return nil
@@ -220,7 +220,7 @@ func readField(part *multipart.Part, max int) (v, msg string, uerr *uploadError)
 func bodyError(err error) *uploadError {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return &uploadError{status: http.StatusRequestEntityTooLarge, msg: api.ErrTooLarge}
+		return &uploadError{status: http.StatusRequestEntityTooLarge, msg: api.MsgTooLarge}
 	}
 	return &uploadError{fe: api.FieldErrors{"body": {"is not a complete multipart/form-data body"}}}
 }
@@ -335,7 +335,7 @@ func (h *Handler) acceptUpload(c *gin.Context, u *upload) {
 			err = errors.Join(err, derr)
 		}
 		api.Logger(c).Error("start document pipeline", "documentId", d.ID, "error", err)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	}
 	api.Accepted(c, gin.H{"id": d.ID})

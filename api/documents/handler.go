@@ -76,7 +76,7 @@ func (h *Handler) Routes() []api.Route {
 func (h *Handler) boxAvailable(c *gin.Context) bool {
 	if h.box == nil {
 		api.Logger(c).Error("document passwords unavailable", "error", ErrNoSecretsBox)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return false
 	}
 	return true

@@ -106,7 +106,7 @@ func (h *Handler) createBacktest(c *gin.Context) {
 		fraudwf.BacktestInput{BacktestID: bt.ID, OrgID: p.OrgID, RuleSetID: rs.ID, Version: bt.Version}); err != nil {
 		api.Logger(c).Error("start backtest", "backtestId", bt.ID, "error", err)
 		_ = h.Store.Fraud.SaveBacktest(ctx, p.OrgID, bt.ID, store.BacktestFailed, 0, "", "could not be scheduled: the workflow service is unavailable")
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	}
 	api.Accepted(c, newBacktestView(bt))

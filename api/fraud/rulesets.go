@@ -220,10 +220,10 @@ func (h *Handler) transition(a engine.Action) gin.HandlerFunc {
 		v, err := h.Store.Fraud.TransitionVersion(ctx, p.OrgID, api.PathID(c), n, a, p.UserID)
 		switch {
 		case errors.Is(err, engine.ErrFourEyes):
-			api.Fail(c, 422, api.ErrFourEyes)
+			api.Fail(c, 422, api.MsgFourEyes)
 			return
 		case errors.Is(err, engine.ErrNotBoundToUser):
-			api.Fail(c, 422, api.ErrNotBound)
+			api.Fail(c, 422, api.MsgNotBound)
 			return
 		case conflict(c, err), !api.Loaded(c, err):
 			return

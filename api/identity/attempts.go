@@ -52,7 +52,7 @@ func newAttemptView(a *store.IdentityAttempt) attemptView {
 func (h *Handler) submitAttempt(c *gin.Context) {
 	if h.Blobs == nil {
 		api.Logger(c).Error("blob store unavailable", "error", h.blobsErr)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	}
 	v, ok := h.loadVerification(c)
@@ -88,7 +88,7 @@ func (h *Handler) submitAttempt(c *gin.Context) {
 	defer cancel()
 	if err := h.Temporal.SignalWorkflow(ctx, v.ID, "", idvwf.SignalAttempt, idvwf.AttemptSignal{AttemptID: a.ID, Number: a.Number}); err != nil {
 		api.Logger(c).Error("signal identity verification", "verificationId", v.ID, "attemptId", a.ID, "error", err)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	}
 	api.Accepted(c, gin.H{"id": a.ID, "verificationId": v.ID, "number": a.Number})
@@ -154,13 +154,13 @@ func (h *Handler) storeImage(c *gin.Context, part *multipart.Part, name string, 
 		return "", true
 	}
 	if docintel.Sniff(head) == docintel.FormatUnknown {
-		api.Fail(c, http.StatusUnsupportedMediaType, api.ErrUnsupportedMedia+": "+name+" must be a PNG, JPEG, TIFF or PDF")
+		api.Fail(c, http.StatusUnsupportedMediaType, api.MsgUnsupportedMedia+": "+name+" must be a PNG, JPEG, TIFF or PDF")
 		return "", false
 	}
 	b, err := blobs.Put(c.Request.Context(), h.Blobs, br, h.Config.Documents.MaxUploadBytes)
 	switch {
 	case errors.Is(err, blobs.ErrTooLarge):
-		api.Fail(c, http.StatusRequestEntityTooLarge, api.ErrTooLarge)
+		api.Fail(c, http.StatusRequestEntityTooLarge, api.MsgTooLarge)
 		return "", false
 	case err != nil:
 		return "", bodyFailed(c, err)
@@ -172,7 +172,7 @@ func (h *Handler) storeImage(c *gin.Context, part *multipart.Part, name string, 
 func bodyFailed(c *gin.Context, err error) bool {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		api.Fail(c, http.StatusRequestEntityTooLarge, api.ErrTooLarge)
+		api.Fail(c, http.StatusRequestEntityTooLarge, api.MsgTooLarge)
 		return false
 	}
 	api.ValidationFailed(c, api.FieldErrors{"body": {"is not a complete multipart/form-data body"}})

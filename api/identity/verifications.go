@@ -120,7 +120,7 @@ func (h *Handler) createVerification(c *gin.Context) {
 			err = errors.Join(err, derr)
 		}
 		api.Logger(c).Error("start identity verification", "verificationId", v.ID, "error", err)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	}
 	api.Created(c, newVerificationView(v))
@@ -232,7 +232,7 @@ func (h *Handler) reviewVerification(c *gin.Context) {
 		return
 	} else if err != nil && !errors.As(err, &gone) {
 		api.Logger(c).Error("review identity verification", "verificationId", v.ID, "error", err)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	}
 	if v, ok = h.loadVerification(c); !ok {

@@ -143,7 +143,7 @@ func (h *Handler) resolveApproval(decision string) gin.HandlerFunc {
 			return
 		} else if err != nil && !errors.As(err, &gone) {
 			api.Logger(c).Error("resolve approval", "approvalId", a.ID, "error", err)
-			api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+			api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 			return
 		}
 		// The stored approval holds the decision (the Update records it before it answers).

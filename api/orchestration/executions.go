@@ -122,7 +122,7 @@ func (h *Handler) startExecution(c *gin.Context) {
 		return
 	}
 	if len(req.Inputs) > MaxInputsBytes {
-		api.Fail(c, http.StatusRequestEntityTooLarge, api.ErrTooLarge)
+		api.Fail(c, http.StatusRequestEntityTooLarge, api.MsgTooLarge)
 		return
 	}
 	fe := api.FieldErrors{}
@@ -177,7 +177,7 @@ func (h *Handler) startExecution(c *gin.Context) {
 			err = errors.Join(err, derr)
 		}
 		api.Logger(c).Error("start execution workflow", "executionId", row.ID, "error", err)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	}
 	api.Accepted(c, gin.H{"id": row.ID})
@@ -289,7 +289,7 @@ func (h *Handler) cancelExecution(c *gin.Context) {
 	}
 	if err != nil {
 		api.Logger(c).Error("cancel execution", "executionId", e.ID, "error", err)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	}
 	api.Accepted(c, newExecutionView(e))

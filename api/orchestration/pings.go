@@ -67,7 +67,7 @@ func (h *Handler) createPing(c *gin.Context) {
 		StaticSummary:            "ping: " + truncate(req.Message, 60),
 	}, orchwf.Ping, orchwf.PingInput{PingID: ping.ID, OrgID: p.OrgID, Message: req.Message})
 	if err != nil {
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		api.Logger(c).Error("start ping workflow", "error", err, "pingId", ping.ID)
 		return
 	}

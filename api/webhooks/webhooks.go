@@ -195,7 +195,7 @@ func (h *Handler) webhookURLProblem(u string) string {
 func (h *Handler) webhooksAvailable(c *gin.Context) bool {
 	if h.hooks == nil {
 		api.Logger(c).Error("webhooks unavailable", "error", h.hooksErr)
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return false
 	}
 	return true
@@ -341,7 +341,7 @@ func (h *Handler) startDelivery(c *gin.Context, d *store.Delivery) {
 		if derr := h.Store.Webhooks.DropDelivery(ctx, d.OrgID, d.ID, "could not be scheduled: the workflow service is unavailable"); derr != nil {
 			api.Logger(c).Error("drop unscheduled webhook delivery", "deliveryId", d.ID, "error", derr)
 		}
-		api.Fail(c, http.StatusServiceUnavailable, api.ErrUnavailable)
+		api.Fail(c, http.StatusServiceUnavailable, api.MsgUnavailable)
 		return
 	}
 	api.Accepted(c, newDeliveryView(d))
