@@ -36,6 +36,20 @@ type Config struct {
 	Identity    IdentityConfig    `mapstructure:"identity"`
 	Auth        AuthConfig        `mapstructure:"auth"`
 	AI          AIConfig          `mapstructure:"ai"`
+	Blobs       BlobsConfig       `mapstructure:"blobs"`
+}
+
+// BlobsConfig selects where uploaded files are kept: a local directory (documents.blob_dir),
+// or an S3-compatible bucket when the API and worker processes share no file system.
+type BlobsConfig struct {
+	Backend     string `mapstructure:"backend"`
+	S3Endpoint  string `mapstructure:"s3_endpoint"`
+	S3Bucket    string `mapstructure:"s3_bucket"`
+	S3Region    string `mapstructure:"s3_region"`
+	S3AccessKey string `mapstructure:"s3_access_key"`
+	// S3SecretKey is a secret: never logged.
+	S3SecretKey string `mapstructure:"s3_secret_key"`
+	S3TLS       bool   `mapstructure:"s3_tls"`
 }
 
 // HTTPConfig configures the API listener.
@@ -171,6 +185,13 @@ var keys = []Key{
 	{"documents.threshold", 0.80, "confidence at or above which a document is extracted rather than sent to review"},
 	{"documents.password_timeout", 7 * 24 * time.Hour, "how long a password-protected document waits for its password"},
 	{"documents.blob_dir", "", "directory of uploaded files; empty means <data_dir>/blobs"},
+	{"blobs.backend", "local", "where uploaded files are kept: local (documents.blob_dir, shared by every process on the machine) or s3 (an S3-compatible bucket, for processes on several machines)"},
+	{"blobs.s3_endpoint", "", "host:port of the S3-compatible service (blobs.backend=s3), without a scheme"},
+	{"blobs.s3_bucket", "", "bucket of uploaded files (blobs.backend=s3); it must exist"},
+	{"blobs.s3_region", "us-east-1", "region of the bucket (blobs.backend=s3)"},
+	{"blobs.s3_access_key", "", "access key id of the S3-compatible service"},
+	{"blobs.s3_secret_key", "", "secret access key of the S3-compatible service (a secret, never logged)"},
+	{"blobs.s3_tls", true, "reach the S3-compatible service over https (false only on loopback or a private network)"},
 	{"identity.retention", 90 * 24 * time.Hour, "how long an identity attempt's images and extracted data are kept after it completed; a Temporal Schedule deletes them then"},
 	{"identity.purge_every", time.Hour, "how often the identity retention Schedule runs"},
 	{"auth.session_ttl", 12 * time.Hour, "lifetime of a dashboard session cookie after login"},
@@ -424,6 +445,15 @@ func (c *Config) Validate() error {
 	}
 	if c.RateLimit.Store != "database" && c.RateLimit.Store != "memory" {
 		bad("ratelimit.store", "must be database or memory, got %q", c.RateLimit.Store)
+	}
+	switch c.Blobs.Backend {
+	case "local":
+	case "s3":
+		if c.Blobs.S3Endpoint == "" || c.Blobs.S3Bucket == "" {
+			bad("blobs.backend", "s3 needs blobs.s3_endpoint and blobs.s3_bucket")
+		}
+	default:
+		bad("blobs.backend", "must be local or s3, got %q", c.Blobs.Backend)
 	}
 	if c.Idempotency.Window <= 0 {
 		bad("idempotency.window", "must be positive")

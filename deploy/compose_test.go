@@ -31,8 +31,9 @@ const (
 // testEnv is what a user puts in .env: the two secrets the compose file requires.
 func testEnv() map[string]string {
 	return map[string]string{
-		"POSTGRES_PASSWORD": "s3cretpassword",
-		"SVC_SECRETS_KEY":   base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")),
+		"POSTGRES_PASSWORD":   "s3cretpassword",
+		"MINIO_ROOT_PASSWORD": "m1niopassword",
+		"SVC_SECRETS_KEY":     base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")),
 	}
 }
 
@@ -76,14 +77,14 @@ func TestComposeHasTheServices(t *testing.T) {
 	if p.Name != "svc" {
 		t.Errorf("project name = %q, want svc", p.Name)
 	}
-	want := []string{"api", "migrate", "postgres", "temporal", "temporal-schema", "temporal-search-attributes", "temporal-ui", "worker"}
+	want := []string{"api", "migrate", "minio", "minio-bucket", "postgres", "temporal", "temporal-schema", "temporal-search-attributes", "temporal-ui", "worker"}
 	if got := p.ServiceNames(); !slices.Equal(sorted(got), want) {
 		t.Errorf("services = %v, want %v", sorted(got), want)
 	}
 }
 
 func TestComposeRequiresItsSecrets(t *testing.T) {
-	for _, missing := range []string{"SVC_SECRETS_KEY", "POSTGRES_PASSWORD"} {
+	for _, missing := range []string{"SVC_SECRETS_KEY", "POSTGRES_PASSWORD", "MINIO_ROOT_PASSWORD"} {
 		t.Run(missing, func(t *testing.T) {
 			env := testEnv()
 			delete(env, missing)
@@ -223,6 +224,8 @@ func TestStartOrder(t *testing.T) {
 		{"temporal-search-attributes", "temporal", types.ServiceConditionHealthy},
 		{"temporal-ui", "temporal", types.ServiceConditionHealthy},
 		{"migrate", "postgres", types.ServiceConditionHealthy},
+		{"minio-bucket", "minio", types.ServiceConditionHealthy},
+		{"migrate", "minio-bucket", types.ServiceConditionCompletedSuccessfully},
 		{"api", "migrate", types.ServiceConditionCompletedSuccessfully},
 		{"api", "temporal-search-attributes", types.ServiceConditionCompletedSuccessfully},
 		{"worker", "migrate", types.ServiceConditionCompletedSuccessfully},
@@ -234,12 +237,12 @@ func TestStartOrder(t *testing.T) {
 			t.Errorf("%s depends on %s with %q, want %q", tt.service, tt.dependsOn, dep.Condition, tt.condition)
 		}
 	}
-	for _, name := range []string{"postgres", "temporal"} {
+	for _, name := range []string{"postgres", "temporal", "minio"} {
 		if p.Services[name].HealthCheck == nil || len(p.Services[name].HealthCheck.Test) == 0 {
 			t.Errorf("%s has no healthcheck, but others wait for it to be healthy", name)
 		}
 	}
-	for _, name := range []string{"temporal-schema", "temporal-search-attributes", "migrate"} {
+	for _, name := range []string{"temporal-schema", "temporal-search-attributes", "migrate", "minio-bucket"} {
 		if r := p.Services[name].Restart; r != "no" {
 			t.Errorf("one-shot %s restarts %q, want no", name, r)
 		}
@@ -280,7 +283,14 @@ func TestSvcServicesConfiguration(t *testing.T) {
 		}
 		return ""
 	}
-	blobVolume := map[string]string{}
+	minio := p.Services["minio"]
+	minioEnv := func(k string) string {
+		if v := minio.Environment[k]; v != nil {
+			return *v
+		}
+		return ""
+	}
+	bucketJob := strings.Join(p.Services["minio-bucket"].Command, " ")
 	for name, s := range svcServices(t, p) {
 		t.Run(name, func(t *testing.T) {
 			cfg := effectiveConfig(t, df, s)
@@ -312,11 +322,17 @@ func TestSvcServicesConfiguration(t *testing.T) {
 			if cfg.Temporal.Namespace != "default" {
 				t.Errorf("temporal.namespace = %q, want default", cfg.Temporal.Namespace)
 			}
-			// Uploaded files must be on a volume the API and the worker share.
-			for _, v := range s.Volumes {
-				if v.Target == cfg.BlobDir() && v.Type == types.VolumeTypeVolume {
-					blobVolume[name] = v.Source
-				}
+			// Uploaded files must be where the API and the workers both reach them: the MinIO
+			// service's bucket, with its credentials, the bucket the one-shot job creates.
+			host, port, err = net.SplitHostPort(cfg.Blobs.S3Endpoint)
+			if cfg.Blobs.Backend != "s3" || err != nil || host != "minio" || port != "9000" {
+				t.Errorf("blobs: backend %q at %q, want s3 at minio:9000", cfg.Blobs.Backend, cfg.Blobs.S3Endpoint)
+			}
+			if cfg.Blobs.S3AccessKey != minioEnv("MINIO_ROOT_USER") || cfg.Blobs.S3SecretKey != minioEnv("MINIO_ROOT_PASSWORD") || cfg.Blobs.S3SecretKey == "" {
+				t.Errorf("blobs: the S3 credentials are not the minio service's")
+			}
+			if cfg.Blobs.S3Bucket == "" || !strings.Contains(bucketJob, "mc mb --ignore-existing svc/"+cfg.Blobs.S3Bucket) {
+				t.Errorf("blobs: bucket %q is not the one minio-bucket creates (%s)", cfg.Blobs.S3Bucket, bucketJob)
 			}
 			if name == "api" {
 				checkAPIPorts(t, cfg, s)
@@ -328,9 +344,6 @@ func TestSvcServicesConfiguration(t *testing.T) {
 				}
 			}
 		})
-	}
-	if blobVolume["api"] == "" || blobVolume["api"] != blobVolume["worker"] {
-		t.Errorf("blob directory volumes: api %q, worker %q; want one named volume shared by both", blobVolume["api"], blobVolume["worker"])
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	autoacts "github.com/svcplatform/svc/activities/automation"
 	hookacts "github.com/svcplatform/svc/activities/webhooks"
 	"github.com/svcplatform/svc/internal/automation"
-	"github.com/svcplatform/svc/internal/blobs"
 	"github.com/svcplatform/svc/internal/secrets"
 	"github.com/svcplatform/svc/workflows"
 	autowf "github.com/svcplatform/svc/workflows/automation"
@@ -28,10 +27,7 @@ func registerAutomation(q map[string]sdkworker.Worker, d Deps, hooks *hookacts.A
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	bl, err := blobs.NewLocal(d.Config.BlobDir())
-	if err != nil {
-		return nil, fmt.Errorf("config: documents.blob_dir: %w", err)
-	}
+	bl := d.Blobs
 	box, err := secrets.FromConfig(d.Config.Secrets.Key)
 	if err != nil && !errors.Is(err, secrets.ErrNoKey) {
 		return nil, err

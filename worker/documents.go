@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 
 	docacts "github.com/svcplatform/svc/activities/documents"
 	hookacts "github.com/svcplatform/svc/activities/webhooks"
-	"github.com/svcplatform/svc/internal/blobs"
 	docintel "github.com/svcplatform/svc/internal/documents"
 	"github.com/svcplatform/svc/internal/secrets"
 	"github.com/svcplatform/svc/workflows"
@@ -29,10 +27,7 @@ func registerDocuments(q map[string]sdkworker.Worker, d Deps, hooks *hookacts.Ac
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	bl, err := blobs.NewLocal(d.Config.BlobDir())
-	if err != nil {
-		return fmt.Errorf("config: documents.blob_dir: %w", err)
-	}
+	bl := d.Blobs
 	engine := docintel.NewEngine(docintel.Config{Logger: d.Logger.With("component", "docintel")})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

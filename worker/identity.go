@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	idvacts "github.com/svcplatform/svc/activities/identity"
-	"github.com/svcplatform/svc/internal/blobs"
 	docintel "github.com/svcplatform/svc/internal/documents"
 	idv "github.com/svcplatform/svc/internal/identity"
 	"github.com/svcplatform/svc/workflows"
@@ -27,10 +25,7 @@ import (
 // identity queue, and the document reading on the OCR queue beside the documents' text stage.
 // No screening product is connected yet: policies that require screening go to review.
 func registerIdentity(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
-	bl, err := blobs.NewLocal(d.Config.BlobDir())
-	if err != nil {
-		return fmt.Errorf("config: documents.blob_dir: %w", err)
-	}
+	bl := d.Blobs
 	log := d.Logger
 	if log == nil {
 		log = slog.Default()

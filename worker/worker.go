@@ -2,6 +2,7 @@
 package worker
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/svcplatform/svc/config"
+	"github.com/svcplatform/svc/internal/blobs"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/workflows"
 )
@@ -22,6 +24,8 @@ type Deps struct {
 	Logger *slog.Logger
 	// Registry receives the workers' own metrics (AI tokens and latency); nil keeps them private.
 	Registry prometheus.Registerer
+	// Blobs keeps uploads; nil opens the store that the configuration names (blobs.backend).
+	Blobs blobs.Store
 }
 
 // Workers is one Temporal worker per task queue.
@@ -31,6 +35,13 @@ type Workers struct {
 
 // New builds the workers and registers every workflow and activity on its queue.
 func New(c client.Client, d Deps) (*Workers, error) {
+	if d.Blobs == nil {
+		bl, err := blobs.FromConfig(context.Background(), d.Config)
+		if err != nil {
+			return nil, fmt.Errorf("config: blobs: %w", err)
+		}
+		d.Blobs = bl
+	}
 	byQueue := map[string]sdkworker.Worker{}
 	for _, q := range workflows.Queues {
 		opts := sdkworker.Options{}

@@ -3,6 +3,7 @@
 package documents
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/gin-gonic/gin"
+
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/internal/auth"
@@ -46,7 +48,7 @@ type Handler struct {
 func New(d Deps) *Handler {
 	h := &Handler{Deps: d}
 	if h.Blobs == nil {
-		if l, err := blobs.NewLocal(d.Config.BlobDir()); err == nil {
+		if l, err := blobs.FromConfig(context.Background(), d.Config); err == nil {
 			h.Blobs = l
 		} else {
 			h.blobsErr = err

@@ -4,6 +4,7 @@
 package identity
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -42,7 +43,7 @@ func New(d Deps) *Handler {
 		h.Now = time.Now
 	}
 	if h.Blobs == nil {
-		if l, err := blobs.NewLocal(d.Config.BlobDir()); err == nil {
+		if l, err := blobs.FromConfig(context.Background(), d.Config); err == nil {
 			h.Blobs = l
 		} else {
 			h.blobsErr = err

@@ -2,7 +2,9 @@
 // SHA-256 of their content: the same bytes stored twice are kept once, and a key names its
 // bytes forever (nothing is rewritten in place).
 //
-// Local keeps them in a directory (config documents.blob_dir, <data_dir>/blobs by default).
+// Local keeps them in a directory (config documents.blob_dir, <data_dir>/blobs by default); S3
+// keeps them in a bucket of an S3-compatible service (config blobs.backend=s3), for deployments
+// whose API and worker processes share no file system.
 // Every write streams into a private temporary file in the same directory while hashing, is
 // synced, then renamed into place: a reader never sees a partial blob, and a crash leaves at
 // most a temporary file behind. Several processes may share the directory (a shared volume).
@@ -48,6 +50,8 @@ type Store interface {
 	Commit(ctx context.Context, sp *Spool) (Blob, error)
 	// Open returns a reader of the blob named key (ErrNotFound when there is none).
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
+	// Delete removes the blob named key; deleting one that is not there is not an error.
+	Delete(ctx context.Context, key string) error
 }
 
 // Put streams r into s, at most limit bytes, and returns the stored blob.
@@ -141,11 +145,16 @@ func KeyFor(sha256Hex string) string {
 // path maps a key to its file, refusing anything that is not a well-formed key (so a key can
 // never name a file outside the store).
 func (l *Local) path(key string) (string, bool) {
-	parts := strings.Split(key, "/")
-	if len(parts) != 3 || parts[0] != "sha256" || !isHexDigest(parts[2]) || parts[1] != parts[2][:2] {
+	if !validKey(key) {
 		return "", false
 	}
-	return filepath.Join(l.dir, parts[0], parts[1], parts[2]), true
+	return filepath.Join(l.dir, filepath.FromSlash(key)), true
+}
+
+// validKey reports whether key has the form "sha256/<first two hex digits>/<hex digest>".
+func validKey(key string) bool {
+	parts := strings.Split(key, "/")
+	return len(parts) == 3 && parts[0] == "sha256" && isHexDigest(parts[2]) && parts[1] == parts[2][:2]
 }
 
 func isHexDigest(s string) bool {
@@ -170,10 +179,15 @@ type Spool struct {
 
 // Spool implements Store: the temporary file is in the store's directory, so Commit renames it.
 func (l *Local) Spool(ctx context.Context, r io.Reader, limit int64) (*Spool, error) {
+	return spoolTo(ctx, filepath.Join(l.dir, "tmp"), r, limit)
+}
+
+// spoolTo streams r into a new temporary file in dir, hashing it, at most limit bytes.
+func spoolTo(ctx context.Context, dir string, r io.Reader, limit int64) (*Spool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Join(l.dir, "tmp"), "spool-*")
+	f, err := os.CreateTemp(dir, "spool-*")
 	if err != nil {
 		return nil, fmt.Errorf("blobs: %w", err)
 	}

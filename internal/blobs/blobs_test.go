@@ -25,10 +25,29 @@ func newLocal(t *testing.T) *blobs.Local {
 	return l
 }
 
-// tmpFiles lists what is left in the store's temporary directory.
-func tmpFiles(t *testing.T, l *blobs.Local) []string {
+// fixture is one store under test and the directory its spools are written to.
+type fixture struct {
+	store    blobs.Store
+	spoolDir string
+}
+
+// forEachStore runs the conformance test fn against every Store: the local directory and an
+// S3 bucket on an S3-compatible server inside the test process.
+func forEachStore(t *testing.T, fn func(t *testing.T, f fixture)) {
+	t.Run("local", func(t *testing.T) {
+		l := newLocal(t)
+		fn(t, fixture{store: l, spoolDir: filepath.Join(l.Dir(), "tmp")})
+	})
+	t.Run("s3", func(t *testing.T) {
+		s, dir := newS3(t)
+		fn(t, fixture{store: s, spoolDir: dir})
+	})
+}
+
+// tmpFiles lists what is left in the store's spool directory.
+func tmpFiles(t *testing.T, f fixture) []string {
 	t.Helper()
-	es, err := os.ReadDir(filepath.Join(l.Dir(), "tmp"))
+	es, err := os.ReadDir(f.spoolDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,9 +58,11 @@ func tmpFiles(t *testing.T, l *blobs.Local) []string {
 	return out
 }
 
-func TestPutOpenRoundTrip(t *testing.T) {
+func TestPutOpenRoundTrip(t *testing.T) { forEachStore(t, testPutOpenRoundTrip) }
+
+func testPutOpenRoundTrip(t *testing.T, f fixture) {
 	ctx := context.Background()
-	l := newLocal(t)
+	l := f.store
 	content := bytes.Repeat([]byte("document bytes "), 10_000)
 	sum := sha256.Sum256(content)
 	want := hex.EncodeToString(sum[:])
@@ -65,8 +86,27 @@ func TestPutOpenRoundTrip(t *testing.T) {
 	if err != nil || b2 != b {
 		t.Fatalf("second Put = %+v, %v", b2, err)
 	}
-	if left := tmpFiles(t, l); len(left) != 0 {
+	if left := tmpFiles(t, f); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+	// Deleting removes it, and deleting again is not an error.
+	if err := l.Delete(ctx, b.Key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Open(ctx, b.Key); !errors.Is(err, blobs.ErrNotFound) {
+		t.Errorf("Open after Delete: %v, want ErrNotFound", err)
+	}
+	if err := l.Delete(ctx, b.Key); err != nil {
+		t.Errorf("second Delete: %v", err)
+	}
+}
+
+func TestLocalBlobsAreReadOnly(t *testing.T) {
+	ctx := context.Background()
+	l := newLocal(t)
+	b, err := blobs.Put(ctx, l, strings.NewReader("kept"), 100)
+	if err != nil {
+		t.Fatal(err)
 	}
 	// A stored blob cannot be written through its file.
 	path := filepath.Join(l.Dir(), filepath.FromSlash(b.Key))
@@ -75,9 +115,11 @@ func TestPutOpenRoundTrip(t *testing.T) {
 	}
 }
 
-func TestLimit(t *testing.T) {
+func TestLimit(t *testing.T) { forEachStore(t, testLimit) }
+
+func testLimit(t *testing.T, f fixture) {
 	ctx := context.Background()
-	l := newLocal(t)
+	l := f.store
 	tests := []struct {
 		name  string
 		size  int
@@ -98,16 +140,18 @@ func TestLimit(t *testing.T) {
 			if err == nil && b.Size != int64(tt.size) {
 				t.Errorf("size %d, want %d", b.Size, tt.size)
 			}
-			if left := tmpFiles(t, l); len(left) != 0 {
+			if left := tmpFiles(t, f); len(left) != 0 {
 				t.Errorf("temporary files left: %v", left)
 			}
 		})
 	}
 }
 
-func TestSpoolCommitAndClose(t *testing.T) {
+func TestSpoolCommitAndClose(t *testing.T) { forEachStore(t, testSpoolCommitAndClose) }
+
+func testSpoolCommitAndClose(t *testing.T, f fixture) {
 	ctx := context.Background()
-	l := newLocal(t)
+	l := f.store
 	sp, err := l.Spool(ctx, strings.NewReader("held back"), 100)
 	if err != nil {
 		t.Fatal(err)
@@ -132,10 +176,14 @@ func TestSpoolCommitAndClose(t *testing.T) {
 	if _, err := l.Commit(ctx, sp); err == nil {
 		t.Error("a closed spool was committed")
 	}
-	if left := tmpFiles(t, l); len(left) != 0 {
+	if left := tmpFiles(t, f); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
-	// A spool of another store is refused.
+}
+
+func TestLocalRefusesAnotherStoresSpool(t *testing.T) {
+	ctx := context.Background()
+	l := newLocal(t)
 	other := newLocal(t)
 	sp2, err := other.Spool(ctx, strings.NewReader("elsewhere"), 100)
 	if err != nil {
@@ -147,10 +195,12 @@ func TestSpoolCommitAndClose(t *testing.T) {
 	}
 }
 
-func TestOpenRefusesMalformedKeys(t *testing.T) {
+func TestOpenRefusesMalformedKeys(t *testing.T) { forEachStore(t, testOpenRefusesMalformedKeys) }
+
+func testOpenRefusesMalformedKeys(t *testing.T, f fixture) {
 	ctx := context.Background()
-	l := newLocal(t)
-	if err := os.WriteFile(filepath.Join(filepath.Dir(l.Dir()), "outside"), []byte("secret"), 0o600); err != nil {
+	l := f.store
+	if err := os.WriteFile(filepath.Join(filepath.Dir(f.spoolDir), "..", "outside"), []byte("secret"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	digest := strings.Repeat("ab", 32)
@@ -169,8 +219,12 @@ func TestOpenRefusesMalformedKeys(t *testing.T) {
 }
 
 func TestConcurrentPutsOfTheSameContent(t *testing.T) {
+	forEachStore(t, testConcurrentPutsOfTheSameContent)
+}
+
+func testConcurrentPutsOfTheSameContent(t *testing.T, f fixture) {
 	ctx := context.Background()
-	l := newLocal(t)
+	l := f.store
 	content := bytes.Repeat([]byte("same"), 50_000)
 	var wg sync.WaitGroup
 	keys := make([]string, 8)
@@ -193,19 +247,23 @@ func TestConcurrentPutsOfTheSameContent(t *testing.T) {
 	if err != nil || !bytes.Equal(got, content) {
 		t.Fatalf("read back %d bytes, %v", len(got), err)
 	}
-	if left := tmpFiles(t, l); len(left) != 0 {
+	if left := tmpFiles(t, f); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
 
 func TestCancelledContextStoresNothing(t *testing.T) {
-	l := newLocal(t)
+	forEachStore(t, testCancelledContextStoresNothing)
+}
+
+func testCancelledContextStoresNothing(t *testing.T, f fixture) {
+	l := f.store
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := blobs.Put(ctx, l, strings.NewReader("late"), 100); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Put on a cancelled context: %v", err)
 	}
-	if left := tmpFiles(t, l); len(left) != 0 {
+	if left := tmpFiles(t, f); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
