@@ -37,6 +37,15 @@ type Config struct {
 	Auth        AuthConfig        `mapstructure:"auth"`
 	AI          AIConfig          `mapstructure:"ai"`
 	Blobs       BlobsConfig       `mapstructure:"blobs"`
+	Retention   RetentionConfig   `mapstructure:"retention"`
+}
+
+// RetentionConfig configures the Schedule that prunes what is kept only for a while.
+type RetentionConfig struct {
+	// Events is how long events and their finished deliveries are kept.
+	Events time.Duration `mapstructure:"events"`
+	Every  time.Duration `mapstructure:"every"`
+	Batch  int           `mapstructure:"batch"`
 }
 
 // BlobsConfig selects where uploaded files are kept: a local directory (documents.blob_dir),
@@ -185,6 +194,9 @@ var keys = []Key{
 	{"documents.threshold", 0.80, "confidence at or above which a document is extracted rather than sent to review"},
 	{"documents.password_timeout", 7 * 24 * time.Hour, "how long a password-protected document waits for its password"},
 	{"documents.blob_dir", "", "directory of uploaded files; empty means <data_dir>/blobs"},
+	{"retention.events", 30 * 24 * time.Hour, "how long events and their finished webhook deliveries are kept (deliveries still retrying are kept until they end)"},
+	{"retention.every", time.Hour, "how often the retention Schedule prunes events, deliveries, expired idempotency records and rate-limit counters"},
+	{"retention.batch", 500, "rows one prune statement deletes at most (small batches never lock a table for long)"},
 	{"blobs.backend", "local", "where uploaded files are kept: local (documents.blob_dir, shared by every process on the machine) or s3 (an S3-compatible bucket, for processes on several machines)"},
 	{"blobs.s3_endpoint", "", "host:port of the S3-compatible service (blobs.backend=s3), without a scheme"},
 	{"blobs.s3_bucket", "", "bucket of uploaded files (blobs.backend=s3); it must exist"},
@@ -445,6 +457,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RateLimit.Store != "database" && c.RateLimit.Store != "memory" {
 		bad("ratelimit.store", "must be database or memory, got %q", c.RateLimit.Store)
+	}
+	if c.Retention.Events <= 0 || c.Retention.Every <= 0 || c.Retention.Batch <= 0 {
+		bad("retention", "events, every and batch must be positive")
 	}
 	switch c.Blobs.Backend {
 	case "local":

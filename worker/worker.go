@@ -78,6 +78,7 @@ func register(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
 		return err
 	}
 	registerFraud(q, d)
+	registerMaintenance(q, c, d)
 	return registerDocuments(q, d, hooks)
 }
 

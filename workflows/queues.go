@@ -25,10 +25,12 @@ const (
 	// QueueAutomation runs the built-in AI automations (the ai node's model step runs on the
 	// orchestration queue with its execution).
 	QueueAutomation = "automation"
+	// QueueMaintenance runs the platform's housekeeping (retention) started by Schedules.
+	QueueMaintenance = "maintenance"
 )
 
 // Queues lists every task queue.
-var Queues = []string{QueueOrchestration, QueueDocuments, QueueDocumentsText, QueueWebhooks, QueueIdentity, QueueFraud, QueueAutomation}
+var Queues = []string{QueueOrchestration, QueueDocuments, QueueDocumentsText, QueueWebhooks, QueueIdentity, QueueFraud, QueueAutomation, QueueMaintenance}
 
 // Custom search attributes (all Keyword), registered on the namespace so operators can find any run
 // in the Temporal UI by organisation, product workflow and the caller's externalId.
