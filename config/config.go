@@ -38,6 +38,14 @@ type Config struct {
 	AI          AIConfig          `mapstructure:"ai"`
 	Blobs       BlobsConfig       `mapstructure:"blobs"`
 	Retention   RetentionConfig   `mapstructure:"retention"`
+	Reconcile   ReconcileConfig   `mapstructure:"reconcile"`
+}
+
+// ReconcileConfig configures the Schedule that ends the records of runs ended outside their
+// workflow (terminated in the Temporal UI, timed out).
+type ReconcileConfig struct {
+	Every    time.Duration `mapstructure:"every"`
+	Lookback time.Duration `mapstructure:"lookback"`
 }
 
 // RetentionConfig configures the Schedule that prunes what is kept only for a while.
@@ -194,6 +202,8 @@ var keys = []Key{
 	{"documents.threshold", 0.80, "confidence at or above which a document is extracted rather than sent to review"},
 	{"documents.password_timeout", 7 * 24 * time.Hour, "how long a password-protected document waits for its password"},
 	{"documents.blob_dir", "", "directory of uploaded files; empty means <data_dir>/blobs"},
+	{"reconcile.every", 5 * time.Minute, "how often the reconciler looks for execution and document runs terminated outside their workflow (e.g. in the Temporal UI) and ends their records"},
+	{"reconcile.lookback", 24 * time.Hour, "how far back the reconciler looks for such runs (runs closed within it are checked; checking twice changes nothing)"},
 	{"retention.events", 30 * 24 * time.Hour, "how long events and their finished webhook deliveries are kept (deliveries still retrying are kept until they end)"},
 	{"retention.every", time.Hour, "how often the retention Schedule prunes events, deliveries, expired idempotency records and rate-limit counters"},
 	{"retention.batch", 500, "rows one prune statement deletes at most (small batches never lock a table for long)"},
@@ -457,6 +467,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RateLimit.Store != "database" && c.RateLimit.Store != "memory" {
 		bad("ratelimit.store", "must be database or memory, got %q", c.RateLimit.Store)
+	}
+	if c.Reconcile.Every <= 0 || c.Reconcile.Lookback < c.Reconcile.Every {
+		bad("reconcile", "every must be positive and lookback at least every")
 	}
 	if c.Retention.Events <= 0 || c.Retention.Every <= 0 || c.Retention.Batch <= 0 {
 		bad("retention", "events, every and batch must be positive")

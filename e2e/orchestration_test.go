@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,11 +15,13 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	temporalclient "go.temporal.io/sdk/client"
 
 	"github.com/svcplatform/svc/api/apitest"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/webhook"
+	mntwf "github.com/svcplatform/svc/workflows/maintenance"
 )
 
 // orchEvent is one webhook body the event sink received.
@@ -396,6 +399,44 @@ func TestOrchestrationEndToEnd(t *testing.T) {
 
 	t.Run("api contract on the real Temporal", func(t *testing.T) {
 		apiContract(t, s.App.Store, s.App.Temporal)
+	})
+
+	t.Run("terminated in the Temporal UI, ended by the reconciler", func(t *testing.T) {
+		c := as(t, s.Credentials.APIKey)
+		id := start(c, "payout", payout)
+		sink.wait(t, "workflow.human_approval_pending", id)
+		ctx := context.Background()
+		// What an operator's Terminate in the Temporal UI does: the run ends without its code.
+		if err := s.App.Temporal.TerminateWorkflow(ctx, id, "", "operator: customer asked to stop"); err != nil {
+			t.Fatal(err)
+		}
+		if e := execution(c, id); e["status"] != "running" {
+			t.Fatalf("before reconciling: status %v, want the stale running", e["status"])
+		}
+		// The Schedule runs every reconcile.every; trigger it now, again until visibility has
+		// indexed the terminated run.
+		h := s.App.Temporal.ScheduleClient().GetHandle(ctx, mntwf.ReconcileScheduleID)
+		deadline := time.Now().Add(90 * time.Second)
+		for execution(c, id)["status"] == "running" {
+			if time.Now().After(deadline) {
+				t.Fatal("the reconciler did not end the terminated execution within 90s")
+			}
+			if err := h.Trigger(ctx, temporalclient.ScheduleTriggerOptions{Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL}); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 30 && execution(c, id)["status"] == "running"; i++ {
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
+		e := execution(c, id)
+		if e["status"] != "failed" || !strings.Contains(str(e["errorMessage"]), "terminated: operator: customer asked to stop") {
+			t.Errorf("reconciled execution = %v", e)
+		}
+		failed := sink.wait(t, "workflow.execution.failed", id)
+		wantKeys(t, failed, "executionId", "workflowSlug", "failedStepId", "errorMessage")
+		if failed.Data["workflowSlug"] != "payout" || !strings.Contains(str(failed.Data["errorMessage"]), "operator: customer asked to stop") {
+			t.Errorf("failed = %v", failed.Data)
+		}
 	})
 
 	t.Run("waiting execution survives a restart", func(t *testing.T) {

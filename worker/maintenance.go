@@ -14,13 +14,14 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	mntacts "github.com/svcplatform/svc/activities/maintenance"
+	hookacts "github.com/svcplatform/svc/activities/webhooks"
 	"github.com/svcplatform/svc/workflows"
 	mntwf "github.com/svcplatform/svc/workflows/maintenance"
 )
 
 // registerMaintenance registers the platform's housekeeping on the maintenance queue and
 // makes sure its Schedule exists.
-func registerMaintenance(q map[string]sdkworker.Worker, c client.Client, d Deps) {
+func registerMaintenance(q map[string]sdkworker.Worker, c client.Client, d Deps, hooks *hookacts.Activities) {
 	w := q[workflows.QueueMaintenance]
 	w.RegisterWorkflowWithOptions(mntwf.Retention, workflow.RegisterOptions{Name: mntwf.RetentionName})
 	acts := &mntacts.Activities{Store: d.Store}
@@ -28,7 +29,10 @@ func registerMaintenance(q map[string]sdkworker.Worker, c client.Client, d Deps)
 	w.RegisterActivityWithOptions(acts.PruneEvents, activity.RegisterOptions{Name: mntwf.ActivityPruneEvents})
 	w.RegisterActivityWithOptions(acts.PruneIdempotency, activity.RegisterOptions{Name: mntwf.ActivityPruneIdempotency})
 	w.RegisterActivityWithOptions(acts.PruneRateLimitCounters, activity.RegisterOptions{Name: mntwf.ActivityPruneRateLimitCounters})
-	ensureMaintenanceSchedule(c, d)
+	w.RegisterWorkflowWithOptions(mntwf.Reconcile, workflow.RegisterOptions{Name: mntwf.ReconcileName})
+	rec := &mntacts.Reconciler{Store: d.Store, Temporal: c, Namespace: d.Config.Temporal.Namespace, Publisher: hooks}
+	w.RegisterActivityWithOptions(rec.ReconcileEndedRuns, activity.RegisterOptions{Name: mntwf.ActivityReconcileEnded})
+	ensureMaintenanceSchedules(c, d)
 }
 
 // RetentionInput is what the retention Schedule runs with, from config retention.*.
@@ -42,9 +46,9 @@ func RetentionInput(d Deps) mntwf.RetentionInput {
 	}}
 }
 
-// ensureMaintenanceSchedule creates the retention Schedule once per namespace (a second
-// worker finds it there). A failure is logged, not fatal: nothing else depends on it.
-func ensureMaintenanceSchedule(c client.Client, d Deps) {
+// ensureMaintenanceSchedules creates the retention and reconcile Schedules once per namespace
+// (a second worker finds them there). A failure is logged, not fatal: nothing else depends on them.
+func ensureMaintenanceSchedules(c client.Client, d Deps) {
 	if c == nil {
 		return
 	}
@@ -54,14 +58,27 @@ func ensureMaintenanceSchedule(c client.Client, d Deps) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
-		ID:      mntwf.RetentionScheduleID,
-		Spec:    client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: d.Config.Retention.Every}}},
-		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
-		Action: &client.ScheduleWorkflowAction{ID: mntwf.RetentionScheduleID, Workflow: mntwf.RetentionName,
-			TaskQueue: workflows.QueueMaintenance, Args: []any{RetentionInput(d)}},
-	})
-	if err != nil && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		log.Error("retention schedule not created: events, deliveries and expired records are not pruned", "error", err)
+	schedules := []struct {
+		id, workflow string
+		every        time.Duration
+		arg          any
+		unless       string
+	}{
+		{mntwf.RetentionScheduleID, mntwf.RetentionName, d.Config.Retention.Every, RetentionInput(d),
+			"events, deliveries and expired records are not pruned"},
+		{mntwf.ReconcileScheduleID, mntwf.ReconcileName, d.Config.Reconcile.Every, mntwf.ReconcileInput{Lookback: d.Config.Reconcile.Lookback},
+			"records of runs terminated in the Temporal UI stay running"},
+	}
+	for _, s := range schedules {
+		_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
+			ID:      s.id,
+			Spec:    client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: s.every}}},
+			Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+			Action: &client.ScheduleWorkflowAction{ID: s.id, Workflow: s.workflow, TaskQueue: workflows.QueueMaintenance,
+				Args: []any{s.arg}, StaticSummary: "svc maintenance: " + s.workflow},
+		})
+		if err != nil && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+			log.Error(s.id+" schedule not created: "+s.unless, "error", err)
+		}
 	}
 }

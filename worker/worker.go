@@ -78,7 +78,7 @@ func register(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
 		return err
 	}
 	registerFraud(q, d)
-	registerMaintenance(q, c, d)
+	registerMaintenance(q, c, d, hooks)
 	return registerDocuments(q, d, hooks)
 }
 
