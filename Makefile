@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X github.com/svcplatform/svc/internal/buildinfo.Version=$(VERSION)
 BIN       := bin/svc
 
-.PHONY: run build deps test test-short lint bench fuzz clean
+.PHONY: run build deps test test-short lint bench fuzz clean cluster
 
 ## run: build and start the whole platform in one process (API, worker, embedded Temporal and UI)
 run: deps build
@@ -29,6 +29,11 @@ test: deps
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+## cluster: the multi-process topology on this machine, without Docker (PostgreSQL must run):
+## Temporal on PostgreSQL, 2 x svc api, 2 x svc worker, S3 blobs, a webhook receiver; Ctrl-C stops it
+cluster:
+	$(GO) run ./deploy/cmd/cluster $(CLUSTER_FLAGS)
 
 ## bench: benchmarks with their baselines, measured in the same run
 bench:

@@ -19,6 +19,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 
 	"github.com/svcplatform/svc/config"
+	"github.com/svcplatform/svc/deploy/cluster"
 	"github.com/svcplatform/svc/workflows"
 )
 
@@ -752,4 +753,34 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestClusterUsesTheComposeConfiguration: `make cluster` (deploy/cluster) gives its svc
+// processes the configuration keys the compose file gives its own, with loopback addresses,
+// plus the few it documents as its own.
+func TestClusterUsesTheComposeConfiguration(t *testing.T) {
+	p := mustLoad(t)
+	compose := map[string]bool{}
+	for k := range p.Services["api"].Environment {
+		if strings.HasPrefix(k, "SVC_") && k != "SVC_HTTP_ADDR" {
+			compose[k] = true
+		}
+	}
+	env := cluster.SvcEnv(cluster.Options{PGUser: "postgres", PGHost: "127.0.0.1", PGPort: 5432, DB: "svc", TemporalPort: 7233, FirstAPIPort: 8080}, "key", "127.0.0.1:9000")
+	for k := range compose {
+		if _, ok := env[k]; !ok {
+			t.Errorf("the compose file sets %s, the cluster does not", k)
+		}
+	}
+	for k := range env {
+		if !compose[k] && cluster.ClusterOnlyEnv[k] == "" {
+			t.Errorf("the cluster sets %s, which the compose file does not (and ClusterOnlyEnv does not explain)", k)
+		}
+	}
+	cfgEnv := configEnvs()
+	for k := range env {
+		if !cfgEnv[k] {
+			t.Errorf("%s is not a configuration key", k)
+		}
+	}
 }
