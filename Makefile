@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X github.com/svcplatform/svc/internal/buildinfo.Version=$(VERSION)
 BIN       := bin/svc
 
-.PHONY: run build deps test test-short lint bench fuzz clean cluster
+.PHONY: run build deps test test-short lint bench fuzz clean cluster chaos
 
 ## run: build and start the whole platform in one process (API, worker, embedded Temporal and UI)
 run: deps build
@@ -34,6 +34,11 @@ lint:
 ## Temporal on PostgreSQL, 2 x svc api, 2 x svc worker, S3 blobs, a webhook receiver; Ctrl-C stops it
 cluster:
 	$(GO) run ./deploy/cmd/cluster $(CLUSTER_FLAGS)
+
+## chaos: a fresh cluster under a mixed load while every process is killed at random; checks that
+## nothing is lost or done twice and prints the figures (CHAOS_FLAGS="-load 45s -kill-every 7s")
+chaos:
+	$(GO) run ./deploy/cmd/chaos $(CHAOS_FLAGS)
 
 ## bench: benchmarks with their baselines, measured in the same run
 bench:

@@ -50,7 +50,9 @@ type Options struct {
 	FirstAPIPort   int
 	ReceiverPort   int
 	Fresh          bool
-	Log            func(format string, args ...any)
+	// Env adds to (or overrides) the svc processes' configuration, e.g. a faster webhook ladder.
+	Env map[string]string
+	Log func(format string, args ...any)
 }
 
 // Defaults fills what o leaves empty.
@@ -161,6 +163,9 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	c.env = SvcEnv(c.Options, key, c.S3Endpoint)
+	for k, v := range o.Env {
+		c.env[k] = v
+	}
 	if out, err := c.svcRun(ctx, "migrate"); err != nil {
 		return nil, fmt.Errorf("svc migrate: %w\n%s", err, out)
 	}
@@ -403,6 +408,33 @@ func (c *Cluster) bootstrap(ctx context.Context) error {
 	c.OrgID, c.APIKey = creds.OrgID, creds.APIKey
 	return nil
 }
+
+// Bootstrap runs svc bootstrap with args (e.g. --org-id, --user, --role) and returns the key
+// and the user it is bound to.
+func (c *Cluster) Bootstrap(ctx context.Context, args ...string) (key, userID string, err error) {
+	out, err := c.svcRun(ctx, append([]string{"bootstrap"}, args...)...)
+	if err != nil {
+		return "", "", fmt.Errorf("svc bootstrap: %w\n%s", err, out)
+	}
+	var creds struct {
+		APIKey string `json:"apiKey"`
+		UserID string `json:"userId"`
+	}
+	if err := json.Unmarshal(out, &creds); err != nil {
+		return "", "", err
+	}
+	return creds.APIKey, creds.UserID, nil
+}
+
+// Processes lists every child process: the Temporal server, the APIs and the workers.
+func (c *Cluster) Processes() []*Process {
+	out := []*Process{c.Temporal}
+	out = append(out, c.APIs...)
+	return append(out, c.Workers...)
+}
+
+// DatabaseURL is the application database's URL.
+func (c *Cluster) DatabaseURL() string { return c.env["SVC_DATABASE_URL"] }
 
 // Stop stops every process (APIs first, Temporal last) and the in-process servers.
 func (c *Cluster) Stop() {

@@ -5,12 +5,16 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // Receiver is the cluster's webhook receiver: it answers 2xx and counts each event id, so a
 // run can check that every event arrived at least once, always under the same id.
 type Receiver struct {
 	URL string
+	// Misbehave, when set, decides each delivery's fate before it is counted: an answer
+	// status other than 2xx fails the attempt (and it is not counted), a delay answers slowly.
+	Misbehave func() (status int, delay time.Duration)
 
 	mu       sync.Mutex
 	received map[string]int // event id → deliveries
@@ -23,6 +27,20 @@ func NewReceiver() *Receiver {
 }
 
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.URL.Path == "/target" {
+		// The http nodes' target: a scoring service that always answers.
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"score": 0.5}`))
+		return
+	}
+	if r.Misbehave != nil {
+		status, delay := r.Misbehave()
+		time.Sleep(delay)
+		if status >= 300 {
+			http.Error(w, "chaos", status)
+			return
+		}
+	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, 1<<20))
 	var ev struct {
 		ID    string `json:"id"`
