@@ -2,9 +2,11 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
 )
 
@@ -21,6 +23,16 @@ func wantExactError(t testing.TB, res *apitest.Response, status int, msg string)
 	t.Helper()
 	want, _ := json.Marshal(map[string]string{"error": msg})
 	if res.Status != status || strings.TrimSpace(string(res.Body)) != string(want) {
+		t.Fatalf("got %d %s, want %d %s", res.Status, res.Body, status, want)
+	}
+}
+
+// wantReplay asserts an idempotency conflict: SPEC 7.3's "replay detected" with the cause in
+// details.reason.
+func wantReplay(t testing.TB, res *apitest.Response, status int, reason string) {
+	t.Helper()
+	want := fmt.Sprintf(`{"error":%q,"details":{"reason":%q}}`, api.MsgReplay, reason)
+	if res.Status != status || strings.TrimSpace(string(res.Body)) != want {
 		t.Fatalf("got %d %s, want %d %s", res.Status, res.Body, status, want)
 	}
 }

@@ -97,14 +97,14 @@ func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
 			continue
 		}
 		if existing.RequestHash != hash {
-			Fail(c, http.StatusUnprocessableEntity, MsgIdempotencyMismatch)
+			FailWithReason(c, http.StatusUnprocessableEntity, MsgReplay, MsgIdempotencyMismatch)
 			return
 		}
 		if existing.State == store.IdempotencyPending {
 			existing, err = s.awaitIdempotency(c, existing.ID, deadline)
 			if err != nil {
 				if c.Request.Context().Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-					Fail(c, http.StatusConflict, MsgIdempotencyInFlight)
+					FailWithReason(c, http.StatusConflict, MsgReplay, MsgIdempotencyInFlight)
 				} else if c.Request.Context().Err() == nil {
 					Internal(c, err)
 				}

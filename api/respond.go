@@ -26,10 +26,12 @@ const (
 	MsgUnsupportedMedia = "unsupported media type"
 	MsgMethodNotAllowed = "method not allowed"
 	MsgCapability       = "org capability disabled"
+	MsgReplay           = "replay detected"
 
-	MsgBadCredentials       = "invalid email or password"
-	MsgCSRF                 = "missing or invalid CSRF token"
-	MsgServiceKey           = "service principal keys are managed by the platform"
+	MsgBadCredentials = "invalid email or password"
+	MsgCSRF           = "missing or invalid CSRF token"
+	MsgServiceKey     = "service principal keys are managed by the platform"
+	// The details.reason of a MsgReplay answer (an idempotency conflict).
 	MsgIdempotencyMismatch  = "externalId already used with a different request body"
 	MsgIdempotencyInFlight  = "a request with this externalId is still in progress"
 	MsgIdempotencyMalformed = "externalId must be a string of 1 to 200 characters"
@@ -51,7 +53,9 @@ type failure struct {
 }
 
 type failureDetails struct {
-	FieldErrors FieldErrors `json:"fieldErrors"`
+	FieldErrors FieldErrors `json:"fieldErrors,omitempty"`
+	// Reason explains an error string that is the same for several causes (replay detected).
+	Reason string `json:"reason,omitempty"`
 }
 
 // OK answers 200 {data}.
@@ -110,6 +114,11 @@ func CursorList(c *gin.Context, rows any, next string, summary map[string]int64)
 // Fail answers the failure envelope and stops the handler chain.
 func Fail(c *gin.Context, status int, msg string) {
 	c.AbortWithStatusJSON(status, failure{Error: msg})
+}
+
+// FailWithReason answers the failure envelope with details.reason explaining msg.
+func FailWithReason(c *gin.Context, status int, msg, reason string) {
+	c.AbortWithStatusJSON(status, failure{Error: msg, Details: &failureDetails{Reason: reason}})
 }
 
 // RateLimited answers 429 {error: rate limit exceeded, bucket, limit} (SPEC 8.2); the caller has
