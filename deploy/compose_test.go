@@ -554,9 +554,6 @@ var substitution = regexp.MustCompile(`\$\(([^()]*)\)`)
 
 func TestDockerfileInstallsTheDocumentTools(t *testing.T) {
 	want := aptPackages(t)
-	if want == nil {
-		t.Skip("no docintel/APT_PACKAGES")
-	}
 	runtime := parseDockerfile(t, readFile(t, dockerfile)).runtime()
 	installed := map[string]bool{}
 	for _, run := range runtime.args("RUN") {
@@ -575,7 +572,7 @@ func TestDockerfileInstallsTheDocumentTools(t *testing.T) {
 		for _, m := range substitution.FindAllStringSubmatch(cmd, -1) {
 			for _, c := range runtime.args("COPY") {
 				src, dst, ok := strings.Cut(c, " ")
-				if !ok || src != "docintel/APT_PACKAGES" || !strings.Contains(m[1], dst) {
+				if !ok || src != aptPackagesPath || !strings.Contains(m[1], dst) {
 					continue
 				}
 				abs, err := filepath.Abs(filepath.Join(repoRoot, src))
@@ -594,7 +591,7 @@ func TestDockerfileInstallsTheDocumentTools(t *testing.T) {
 	}
 	for _, p := range want {
 		if !installed[p] {
-			t.Errorf("the runtime image does not install %s (docintel/APT_PACKAGES)", p)
+			t.Errorf("the runtime image does not install %s (%s)", p, aptPackagesPath)
 		}
 	}
 }
@@ -607,7 +604,7 @@ func TestDockerignoreKeepsWhatTheBuildNeeds(t *testing.T) {
 		}
 	}
 	for _, p := range ignore {
-		for _, needed := range []string{"go.mod", "go.sum", "Makefile", "cmd", "docintel", "docintel/APT_PACKAGES"} {
+		for _, needed := range []string{"go.mod", "go.sum", "Makefile", "cmd", "internal", aptPackagesPath} {
 			if ok, _ := filepath.Match(strings.TrimSuffix(p, "/"), needed); ok {
 				t.Errorf(".dockerignore pattern %q excludes %s, which the build needs", p, needed)
 			}
@@ -615,13 +612,13 @@ func TestDockerignoreKeepsWhatTheBuildNeeds(t *testing.T) {
 	}
 }
 
-// aptPackages reads docintel/APT_PACKAGES (one package a line, # comments); nil if it does not exist.
+// aptPackagesPath is the one list of the programs the documents product shells out to.
+const aptPackagesPath = "internal/documents/APT_PACKAGES"
+
+// aptPackages reads aptPackagesPath (one package a line, # comments); the list must exist.
 func aptPackages(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot, "docintel", "APT_PACKAGES"))
-	if os.IsNotExist(err) {
-		return nil
-	}
+	b, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(aptPackagesPath)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package auth
 
 import "slices"
 
-// Roles of a user (issue 3). Each maps to the scopes a dashboard session of that user holds, and
+// Roles of a user (docs/decisions.md, roles). Each maps to the scopes a dashboard session of that user holds, and
 // to the ceiling of what a key bound to that user (actAsUserId) may do.
 const (
 	RoleAdmin    = "admin"
