@@ -35,11 +35,11 @@ type Options struct {
 
 // Report is what a run found.
 type Report struct {
-	Requests, NetworkErrors, Status503, Status429 int64
-	Other5xx                                      []string
-	Kills                                         map[string]int
-	Executions, Documents, Events, Deliveries     int
-	Approvals                                     int
+	Requests, NetworkErrors, Status503, Status429, InFlight409 int64
+	Other5xx                                                   []string
+	Kills                                                      map[string]int
+	Executions, Documents, Events, Deliveries                  int
+	Approvals                                                  int
 	// Lost lists what did not reach its end state; Duplicates what was done more than once
 	// beyond at-least-once delivery.
 	Lost, Duplicates []string
@@ -53,7 +53,7 @@ func (r Report) OK() bool { return len(r.Lost) == 0 && len(r.Duplicates) == 0 &&
 // String prints the figures.
 func (r Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "requests %d (network errors %d, 503 %d, 429 %d, other 5xx %d)\n", r.Requests, r.NetworkErrors, r.Status503, r.Status429, len(r.Other5xx))
+	fmt.Fprintf(&b, "requests %d (network errors %d, 503 %d, 429 %d, 409 in progress %d, other 5xx %d)\n", r.Requests, r.NetworkErrors, r.Status503, r.Status429, r.InFlight409, len(r.Other5xx))
 	fmt.Fprintf(&b, "kills %v\n", r.Kills)
 	fmt.Fprintf(&b, "executions %d, approvals %d, documents %d, events %d, deliveries %d (events received more than once: %d)\n",
 		r.Executions, r.Approvals, r.Documents, r.Events, r.Deliveries, r.Redelivered)
@@ -152,7 +152,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		time.Sleep(2 * time.Second)
 	}
 	rep.Requests, rep.NetworkErrors = stats.Requests.Load(), stats.NetworkErrors.Load()
-	rep.Status503, rep.Status429 = stats.Status503.Load(), stats.Status429.Load()
+	rep.Status503, rep.Status429, rep.InFlight409 = stats.Status503.Load(), stats.Status429.Load(), stats.InFlight409.Load()
 	rep.Other5xx = stats.Other5xx
 	return rep, nil
 }

@@ -16,7 +16,9 @@ import (
 
 // client calls the cluster's APIs the way SPEC 7.4 asks a client to: round robin over the
 // APIs; a network error or a 503 is retried on the next API with the same body (POSTs carry
-// an externalId, so a retry is the same request); a 429 waits for Retry-After.
+// an externalId, so a retry is the same request); a 429 waits for Retry-After; a 409 "still in
+// progress" (the first try of this externalId is held by an API that died) is retried until
+// the record's lease (2 minutes) lets the retry run it.
 type client struct {
 	bases []string
 	key   string
@@ -27,9 +29,9 @@ type client struct {
 
 // Stats counts what the load saw.
 type Stats struct {
-	Requests, NetworkErrors, Status503, Status429 atomic.Int64
-	mu                                            sync.Mutex
-	Other5xx                                      []string
+	Requests, NetworkErrors, Status503, Status429, InFlight409 atomic.Int64
+	mu                                                         sync.Mutex
+	Other5xx                                                   []string
 }
 
 func (s *Stats) other5xx(what string) {
@@ -86,6 +88,10 @@ func (c *client) do(method, path string, body func() (io.Reader, string), within
 				continue
 			case a.Status == http.StatusServiceUnavailable:
 				c.stats.Status503.Add(1)
+			case a.Status == http.StatusConflict && bytes.Contains(a.Raw, []byte("in progress")):
+				// The same externalId is held by a request an API was handling when it died:
+				// the record's lease runs out and a later retry runs the request.
+				c.stats.InFlight409.Add(1)
 			case a.Status >= 500:
 				c.stats.other5xx(fmt.Sprintf("%s %s → %d %s", method, path, a.Status, a.Raw))
 				return a, nil

@@ -93,7 +93,7 @@ func (l *loadRun) one() {
 	case x < 0.8:
 		l.startExecution("chaos-http", ext, map[string]any{})
 	default:
-		a, err := l.admin.do("POST", "/api/documents/upload", fileBody("statement.pdf", l.pdf, map[string]string{"externalId": ext}), 2*time.Minute)
+		a, err := l.admin.do("POST", "/api/documents/upload", fileBody("statement.pdf", l.pdf, map[string]string{"externalId": ext}), 4*time.Minute)
 		if err != nil || a.Status != http.StatusAccepted && a.Status != http.StatusCreated && a.Status != http.StatusOK {
 			l.fail(fmt.Sprintf("upload %s: %d %s %v", ext, a.Status, a.Raw, err))
 			return
@@ -105,7 +105,7 @@ func (l *loadRun) one() {
 }
 
 func (l *loadRun) startExecution(slug, ext string, inputs map[string]any) {
-	a, err := l.admin.do("POST", "/api/workflows/"+slug+"/executions", jsonBody(map[string]any{"inputs": inputs, "externalId": ext}), 2*time.Minute)
+	a, err := l.admin.do("POST", "/api/workflows/"+slug+"/executions", jsonBody(map[string]any{"inputs": inputs, "externalId": ext}), 4*time.Minute)
 	if err != nil || a.Status != http.StatusAccepted && a.Status != http.StatusCreated && a.Status != http.StatusOK {
 		l.fail(fmt.Sprintf("start %s %s: %d %s %v", slug, ext, a.Status, a.Raw, err))
 		return

@@ -67,3 +67,16 @@ func (r *Receiver) Counts() map[string]int {
 	}
 	return out
 }
+
+// CountName returns how many distinct events named name arrived.
+func (r *Receiver) CountName(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, v := range r.names {
+		if v == name {
+			n++
+		}
+	}
+	return n
+}
