@@ -49,7 +49,7 @@ type env struct {
 
 var (
 	shared    *env
-	sharedErr error
+	errShared error
 	bootOnce  sync.Once
 )
 
@@ -67,9 +67,9 @@ func TestMain(m *testing.M) {
 // stack boots the embedded stack once per run, on free ports in a temporary directory.
 func stack(b *testing.B) *env {
 	b.Helper()
-	bootOnce.Do(func() { shared, sharedErr = boot() })
-	if sharedErr != nil {
-		b.Fatal(sharedErr)
+	bootOnce.Do(func() { shared, errShared = boot() })
+	if errShared != nil {
+		b.Fatal(errShared)
 	}
 	return shared
 }

@@ -69,7 +69,7 @@ func newAPIKey(n NewAPIKey) (*APIKey, string) {
 	return k, secret
 }
 
-// IssueAPIKey stores a new key and returns it with its value, which is never stored and cannot be
+// Issue stores a new key and returns it with its value, which is never stored and cannot be
 // shown again.
 func (s *Keys) Issue(ctx context.Context, n NewAPIKey) (*APIKey, string, error) {
 	k, secret := newAPIKey(n)
@@ -79,12 +79,12 @@ func (s *Keys) Issue(ctx context.Context, n NewAPIKey) (*APIKey, string, error) 
 	return k, secret, nil
 }
 
-// GetAPIKey loads a key of the organisation.
+// Get loads a key of the organisation.
 func (s *Keys) Get(ctx context.Context, orgID, id string) (*APIKey, error) {
 	return takeInOrg[APIKey](s.DB.WithContext(ctx), orgID, id)
 }
 
-// ListAPIKeys pages through the organisation's keys, newest first; f.Q matches the name.
+// List pages through the organisation's keys, newest first; f.Q matches the name.
 func (s *Keys) List(ctx context.Context, orgID string, page Offset, f Filter) ([]APIKey, int64, error) {
 	return ListOffset[APIKey](ctx, s.DB, page, "created_at DESC, id DESC",
 		ForOrg(orgID), f.Scope(FilterColumns{Text: []string{"name"}}))
@@ -98,7 +98,7 @@ type APIKeyChanges struct {
 	Now         time.Time
 }
 
-// UpdateAPIKey applies changes to a key of the organisation and returns the updated key.
+// Update applies changes to a key of the organisation and returns the updated key.
 func (s *Keys) Update(ctx context.Context, orgID, id string, ch APIKeyChanges) (*APIKey, error) {
 	var out *APIKey
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
@@ -125,7 +125,7 @@ func (s *Keys) Update(ctx context.Context, orgID, id string, ch APIKeyChanges) (
 	return out, err
 }
 
-// RotateAPIKey issues a successor of an active key (same name, scopes, bound user, expiry) and
+// Rotate issues a successor of an active key (same name, scopes, bound user, expiry) and
 // schedules the old key's revocation at now+grace: authentication refuses it from then on, so no
 // job is needed. It returns the new key, its value, and the old key as updated.
 func (s *Keys) Rotate(ctx context.Context, orgID, id string, now time.Time, grace time.Duration) (*APIKey, string, *APIKey, error) {
@@ -168,7 +168,7 @@ func (s *Keys) Rotate(ctx context.Context, orgID, id string, now time.Time, grac
 	return next, secret, &old, nil
 }
 
-// RevokeAPIKey revokes a key of the organisation now; revoking a revoked key changes nothing.
+// Revoke revokes a key of the organisation now; revoking a revoked key changes nothing.
 func (s *Keys) Revoke(ctx context.Context, orgID, id string, now time.Time) (*APIKey, error) {
 	now = now.UTC()
 	res := s.DB.WithContext(ctx).Model(&APIKey{}).
@@ -180,7 +180,7 @@ func (s *Keys) Revoke(ctx context.Context, orgID, id string, now time.Time) (*AP
 	return s.Get(ctx, orgID, id)
 }
 
-// TouchAPIKey records that a key was used at now.
+// Touch records that a key was used at now.
 func (s *Keys) Touch(ctx context.Context, id string, now time.Time) error {
 	return s.DB.WithContext(ctx).Model(&APIKey{}).Where("id = ?", id).
 		UpdateColumn("last_used_at", now.UTC()).Error

@@ -29,7 +29,7 @@ func (s *Audit) Write(ctx context.Context, a *AuditLog) error {
 	return s.DB.WithContext(ctx).Create(a).Error
 }
 
-// ListAuditLogs pages through the organisation's audit log, newest first. f.Q matches the action,
+// List pages through the organisation's audit log, newest first. f.Q matches the action,
 // resource id and request id; From/To bound the time.
 func (s *Audit) List(ctx context.Context, orgID string, page CursorPage, f Filter) ([]AuditLog, *Cursor, error) {
 	return ListCursor(ctx, s.DB, page, func(a *AuditLog) Cursor { return Cursor{Time: a.CreatedAt, ID: a.ID} },

@@ -134,18 +134,18 @@ func (e *StateError) Unwrap() error { return ErrStateConflict }
 // contexts): a sealed password copied to another document does not open.
 func DocumentPasswordContext(documentID string) string { return "document-password:" + documentID }
 
-// CreateDocument stores a new document in state uploaded.
+// Create stores a new document in state uploaded.
 func (s *Documents) Create(ctx context.Context, d *Document) error {
 	d.Status = string(docintel.StatusUploaded)
 	return s.DB.WithContext(ctx).Create(d).Error
 }
 
-// GetDocument loads a document of the organisation.
+// Get loads a document of the organisation.
 func (s *Documents) Get(ctx context.Context, orgID, id string) (*Document, error) {
 	return takeInOrg[Document](s.DB.WithContext(ctx), orgID, id)
 }
 
-// DeleteUploadedDocument removes a document still in state uploaded: the API stored it but
+// DeleteUploaded removes a document still in state uploaded: the API stored it but
 // could not start its pipeline. A document whose pipeline started is left alone.
 func (s *Documents) DeleteUploaded(ctx context.Context, orgID, id string) error {
 	return s.DB.WithContext(ctx).Where("org_id = ? AND id = ? AND status = ?", orgID, id, docintel.StatusUploaded).
@@ -192,7 +192,7 @@ func (u DocumentUpdate) columns() map[string]any {
 	return cols
 }
 
-// UpdateDocument applies a pipeline write to a document the pipeline is still working on;
+// Update applies a pipeline write to a document the pipeline is still working on;
 // a document that has reached a final state is left as it is (a retried write cannot undo
 // what came after it).
 func (s *Documents) Update(ctx context.Context, orgID, id string, u DocumentUpdate) error {
@@ -230,7 +230,7 @@ func (s *Documents) ReleasePasswordRetry(ctx context.Context, orgID, id, sealed 
 		Updates(map[string]any{"status": string(docintel.StatusPasswordRequired), "password_sealed": "", "updated_at": time.Now().UTC()}).Error
 }
 
-// FinishDocument stores the pipeline's extraction and moves the document to the extraction's
+// Finish stores the pipeline's extraction and moves the document to the extraction's
 // status (extracted or requires_review), forgetting its password. Running it again changes
 // nothing.
 func (s *Documents) Finish(ctx context.Context, x *Extraction, completedAt time.Time) error {
@@ -248,7 +248,7 @@ func (s *Documents) Finish(ctx context.Context, x *Extraction, completedAt time.
 	})
 }
 
-// CorrectDocument stores an analyst's extraction x, which replaces x.PreviousExtractionID,
+// Correct stores an analyst's extraction x, which replaces x.PreviousExtractionID,
 // and moves the document to x.Status. The document must be correctable and its latest
 // extraction must still be the previous one (StateError otherwise, ErrNotFound for another
 // organisation's). Storing the same extraction again changes nothing.
@@ -319,12 +319,12 @@ func (q DocumentQuery) scopes(orgID string) []Scope {
 	return scopes
 }
 
-// ListDocuments returns one page of the organisation's documents, newest first, and their total.
+// List returns one page of the organisation's documents, newest first, and their total.
 func (s *Documents) List(ctx context.Context, orgID string, page Offset, q DocumentQuery) ([]Document, int64, error) {
 	return ListOffset[Document](ctx, s.DB, page, "created_at DESC, id DESC", q.scopes(orgID)...)
 }
 
-// CountDocuments counts the documents q selects per status, ignoring q's status filter.
+// Count counts the documents q selects per status, ignoring q's status filter.
 func (s *Documents) Count(ctx context.Context, orgID string, q DocumentQuery) (map[string]int64, error) {
 	q.Filter.Status = nil
 	return CountBy[Document](ctx, s.DB, "status", q.scopes(orgID)...)
@@ -383,7 +383,7 @@ func (s *Documents) Templates(ctx context.Context, orgID string) ([]docintel.Tem
 	return out, nil
 }
 
-// DocumentThreshold returns the organisation's confidence threshold, or def when it has none.
+// Threshold returns the organisation's confidence threshold, or def when it has none.
 func (s *Documents) Threshold(ctx context.Context, orgID string, def float64) (float64, error) {
 	var ds DocumentSettings
 	err := s.DB.WithContext(ctx).Where("org_id = ?", orgID).Take(&ds).Error
@@ -396,7 +396,7 @@ func (s *Documents) Threshold(ctx context.Context, orgID string, def float64) (f
 	return ds.Threshold, nil
 }
 
-// SetDocumentThreshold sets (or, with nil, removes) the organisation's confidence threshold.
+// SetThreshold sets (or, with nil, removes) the organisation's confidence threshold.
 func (s *Documents) SetThreshold(ctx context.Context, orgID string, threshold *float64) error {
 	if threshold == nil {
 		return s.DB.WithContext(ctx).Where("org_id = ?", orgID).Delete(&DocumentSettings{}).Error

@@ -163,7 +163,7 @@ func (s *Fraud) ShadowVersion(ctx context.Context, orgID, ruleSetID string, vers
 			switch fraud.VersionStatus(v.Status) {
 			case fraud.VersionDraft, fraud.VersionPendingApproval, fraud.VersionApproved:
 			default:
-				return &ShadowConflict{Status: v.Status}
+				return &ShadowConflictError{Status: v.Status}
 			}
 		}
 		res := tx.Model(&FraudRuleSet{}).Where("org_id = ? AND id = ?", orgID, ruleSetID).
@@ -182,10 +182,10 @@ func (s *Fraud) ShadowVersion(ctx context.Context, orgID, ruleSetID string, vers
 	return &out, nil
 }
 
-// ShadowConflict is a shadow run asked of a version in a state that cannot shadow.
-type ShadowConflict struct{ Status string }
+// ShadowConflictError is a shadow run asked of a version in a state that cannot shadow.
+type ShadowConflictError struct{ Status string }
 
-func (e *ShadowConflict) Error() string {
+func (e *ShadowConflictError) Error() string {
 	return fmt.Sprintf("a %s version cannot run in shadow; create a new version", e.Status)
 }
 

@@ -143,7 +143,7 @@ func TestFraudDecisionEvidenceAndLookup(t *testing.T) {
 		if _, err := s.Fraud.ReviewDecision(ctx, org, second.Decision.ID, fraud.ReviewDeclined, "usr_r", "stolen"); err != nil {
 			t.Fatal(err)
 		}
-		var c *statemachine.Conflict
+		var c *statemachine.ConflictError
 		if _, err := s.Fraud.ReviewDecision(ctx, org, second.Decision.ID, fraud.ReviewApproved, "usr_r", ""); !errors.As(err, &c) || c.From != "declined" {
 			t.Errorf("second review: %v", err)
 		}
@@ -177,7 +177,7 @@ func TestFraudVersionFourEyes(t *testing.T) {
 			_, err := s.Fraud.TransitionVersion(ctx, org, rs.ID, v, a, user)
 			return err
 		}
-		var c *statemachine.Conflict
+		var c *statemachine.ConflictError
 		if err := step(1, fraud.ActionApprove, "usr_b"); !errors.As(err, &c) || err.Error() != "state conflict: cannot transition draft → approved" {
 			t.Errorf("approve a draft: %v", err)
 		}
@@ -209,7 +209,7 @@ func TestFraudVersionFourEyes(t *testing.T) {
 		if got.PublishedVersion != 1 || got.ShadowVersion != 0 {
 			t.Errorf("after publishing: %+v", got)
 		}
-		var sc *store.ShadowConflict
+		var sc *store.ShadowConflictError
 		if _, err := s.Fraud.ShadowVersion(ctx, org, rs.ID, 1); !errors.As(err, &sc) {
 			t.Errorf("shadow the published version: %v", err)
 		}

@@ -32,7 +32,7 @@ type IdempotencyRecord struct {
 	ExpiresAt   time.Time `gorm:"index"`
 }
 
-// ClaimIdempotency stores rec (state pending) unless a record with the same scope exists, and then
+// Claim stores rec (state pending) unless a record with the same scope exists, and then
 // returns that record instead. A nil record and nil error mean rec was stored: the caller owns it.
 func (s *Idempotency) Claim(ctx context.Context, rec *IdempotencyRecord) (*IdempotencyRecord, error) {
 	rec.State = IdempotencyPending
@@ -59,7 +59,7 @@ func (s *Idempotency) Claim(ctx context.Context, rec *IdempotencyRecord) (*Idemp
 	return nil, errors.New("store: idempotency record kept changing")
 }
 
-// GetIdempotency reloads a record by id.
+// Get reloads a record by id.
 func (s *Idempotency) Get(ctx context.Context, id string) (*IdempotencyRecord, error) {
 	var r IdempotencyRecord
 	if err := s.DB.WithContext(ctx).Where("id = ?", id).Take(&r).Error; err != nil {
@@ -68,18 +68,18 @@ func (s *Idempotency) Get(ctx context.Context, id string) (*IdempotencyRecord, e
 	return &r, nil
 }
 
-// CompleteIdempotency stores the response of the request that owns record id.
+// Complete stores the response of the request that owns record id.
 func (s *Idempotency) Complete(ctx context.Context, id string, status int, body []byte) error {
 	return s.DB.WithContext(ctx).Model(&IdempotencyRecord{}).Where("id = ?", id).
 		Updates(map[string]any{"state": IdempotencyDone, "status": status, "body": body}).Error
 }
 
-// ReleaseIdempotency deletes record id: its request failed and is not remembered, or it expired.
+// Release deletes record id: its request failed and is not remembered, or it expired.
 func (s *Idempotency) Release(ctx context.Context, id string) error {
 	return s.DB.WithContext(ctx).Where("id = ?", id).Delete(&IdempotencyRecord{}).Error
 }
 
-// PurgeIdempotency deletes records whose window ended before now.
+// Purge deletes records whose window ended before now.
 func (s *Idempotency) Purge(ctx context.Context, now time.Time) error {
 	return s.DB.WithContext(ctx).Where("expires_at < ?", now.UTC()).Delete(&IdempotencyRecord{}).Error
 }

@@ -86,12 +86,12 @@ func (s *Orgs) Get(ctx context.Context, id string) (*Organization, error) {
 	return &o, nil
 }
 
-// GetUser loads a user of the organisation.
+// Get loads a user of the organisation.
 func (s *Users) Get(ctx context.Context, orgID, id string) (*User, error) {
 	return takeInOrg[User](s.DB.WithContext(ctx), orgID, id)
 }
 
-// APIKeyByHash finds a key by the SHA-256 of its whole value.
+// ByHash finds a key by the SHA-256 of its whole value.
 func (s *Keys) ByHash(ctx context.Context, hash string) (*APIKey, error) {
 	var k APIKey
 	if err := s.DB.WithContext(ctx).Where("hash = ?", hash).Take(&k).Error; err != nil {

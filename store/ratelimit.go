@@ -29,7 +29,7 @@ type RateLimitOverride struct {
 	UpdatedAt     time.Time
 }
 
-// HitRateLimit counts one request for key in the window starting at windowStart (Unix seconds) and
+// Hit counts one request for key in the window starting at windowStart (Unix seconds) and
 // returns the window's count including it: one atomic upsert, on SQLite and PostgreSQL alike.
 func (s *RateLimits) Hit(ctx context.Context, key string, windowStart, expiresAt int64) (int64, error) {
 	var hits int64
@@ -40,19 +40,19 @@ func (s *RateLimits) Hit(ctx context.Context, key string, windowStart, expiresAt
 	return hits, err
 }
 
-// PurgeRateLimitCounters deletes counters whose windows ended before now.
+// PurgeCounters deletes counters whose windows ended before now.
 func (s *RateLimits) PurgeCounters(ctx context.Context, now time.Time) error {
 	return s.DB.WithContext(ctx).Where("expires_at < ?", now.Unix()).Delete(&RateLimitCounter{}).Error
 }
 
-// RateLimitOverrides lists the organisation's overrides.
+// Overrides lists the organisation's overrides.
 func (s *RateLimits) Overrides(ctx context.Context, orgID string) ([]RateLimitOverride, error) {
 	var out []RateLimitOverride
 	err := s.DB.WithContext(ctx).Where("org_id = ?", orgID).Order("bucket").Find(&out).Error
 	return out, err
 }
 
-// SetRateLimitOverride creates or replaces the organisation's limit for a bucket.
+// SetOverride creates or replaces the organisation's limit for a bucket.
 func (s *RateLimits) SetOverride(ctx context.Context, o RateLimitOverride) error {
 	o.UpdatedAt = time.Now().UTC()
 	return s.DB.WithContext(ctx).Clauses(clause.OnConflict{
@@ -61,7 +61,7 @@ func (s *RateLimits) SetOverride(ctx context.Context, o RateLimitOverride) error
 	}).Create(&o).Error
 }
 
-// DeleteRateLimitOverride returns the organisation's bucket to the default limit.
+// DeleteOverride returns the organisation's bucket to the default limit.
 func (s *RateLimits) DeleteOverride(ctx context.Context, orgID, bucket string) error {
 	return s.DB.WithContext(ctx).Where("org_id = ? AND bucket = ?", orgID, bucket).Delete(&RateLimitOverride{}).Error
 }

@@ -26,14 +26,14 @@ func (s *Session) Active(now time.Time) bool {
 	return s.RevokedAt == nil && now.Before(s.ExpiresAt)
 }
 
-// CreateSession stores a new session.
+// Create stores a new session.
 func (s *Sessions) Create(ctx context.Context, sess *Session) error {
 	sess.ExpiresAt = sess.ExpiresAt.UTC()
 	sess.CreatedAt = sess.CreatedAt.UTC()
 	return s.DB.WithContext(ctx).Create(sess).Error
 }
 
-// SessionByTokenHash finds a session by the SHA-256 of its cookie token.
+// ByTokenHash finds a session by the SHA-256 of its cookie token.
 func (s *Sessions) ByTokenHash(ctx context.Context, hash string) (*Session, error) {
 	var sess Session
 	if err := s.DB.WithContext(ctx).Where("token_hash = ?", hash).Take(&sess).Error; err != nil {
@@ -42,7 +42,7 @@ func (s *Sessions) ByTokenHash(ctx context.Context, hash string) (*Session, erro
 	return &sess, nil
 }
 
-// RevokeSession ends one session of the organisation.
+// Revoke ends one session of the organisation.
 func (s *Sessions) Revoke(ctx context.Context, orgID, id string, now time.Time) error {
 	return s.DB.WithContext(ctx).Model(&Session{}).
 		Where("org_id = ? AND id = ? AND revoked_at IS NULL", orgID, id).

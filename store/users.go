@@ -15,7 +15,7 @@ var ErrEmailTaken = errors.New("email already in use")
 // NormalizeEmail is the stored form of an email: trimmed and lowercased.
 func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
-// CreateUser stores a new user; u.ID, OrgID, Email and Role must be set.
+// Create stores a new user; u.ID, OrgID, Email and Role must be set.
 func (s *Users) Create(ctx context.Context, u *User) error {
 	return createUser(s.DB.WithContext(ctx), u)
 }
@@ -31,13 +31,13 @@ func createUser(db *gorm.DB, u *User) error {
 	return nil
 }
 
-// ListUsers pages through the organisation's users, newest first; f.Q matches email and name.
+// List pages through the organisation's users, newest first; f.Q matches email and name.
 func (s *Users) List(ctx context.Context, orgID string, page Offset, f Filter) ([]User, int64, error) {
 	return ListOffset[User](ctx, s.DB, page, "created_at DESC, id DESC",
 		ForOrg(orgID), f.Scope(FilterColumns{Text: []string{"email", "name"}}))
 }
 
-// UserByEmail finds a user by email across organisations (emails are globally unique), for login.
+// ByEmail finds a user by email across organisations (emails are globally unique), for login.
 func (s *Users) ByEmail(ctx context.Context, email string) (*User, error) {
 	var u User
 	if err := s.DB.WithContext(ctx).Where("email = ?", NormalizeEmail(email)).Take(&u).Error; err != nil {
@@ -55,7 +55,7 @@ type UserChanges struct {
 	Now          time.Time
 }
 
-// UpdateUser applies changes to a user of the organisation. A new password or disabling the user
+// Update applies changes to a user of the organisation. A new password or disabling the user
 // also ends the user's dashboard sessions.
 func (s *Users) Update(ctx context.Context, orgID, id string, ch UserChanges) (*User, error) {
 	var out User

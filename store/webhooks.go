@@ -104,7 +104,7 @@ func checkEventNames(names []string) error {
 	return nil
 }
 
-// CreateWebhook stores a subscription with a fresh secret, sealed with box, and
+// Create stores a subscription with a fresh secret, sealed with box, and
 // returns the subscription and the secret in clear (to be shown exactly once).
 // The URL is checked by the caller (netguard.Guard.CheckURL).
 func (s *Webhooks) Create(ctx context.Context, box *secrets.Box, orgID, url string, eventNames []string, active bool) (*WebhookSubscription, string, error) {
@@ -147,12 +147,12 @@ func dedupe(names []string) []string {
 	return out
 }
 
-// GetWebhook loads a subscription of the organisation.
+// Get loads a subscription of the organisation.
 func (s *Webhooks) Get(ctx context.Context, orgID, id string) (*WebhookSubscription, error) {
 	return takeInOrg[WebhookSubscription](s.DB.WithContext(ctx), orgID, id)
 }
 
-// ListWebhooks returns one page of the organisation's subscriptions, newest
+// List returns one page of the organisation's subscriptions, newest
 // first; f.Q matches the URL.
 func (s *Webhooks) List(ctx context.Context, orgID string, page Offset, f Filter) ([]WebhookSubscription, int64, error) {
 	return ListOffset[WebhookSubscription](ctx, s.DB, page, "created_at DESC, id DESC",
@@ -166,7 +166,7 @@ type WebhookPatch struct {
 	Active *bool
 }
 
-// UpdateWebhook applies patch to a subscription of the organisation.
+// Update applies patch to a subscription of the organisation.
 func (s *Webhooks) Update(ctx context.Context, orgID, id string, patch WebhookPatch) (*WebhookSubscription, error) {
 	if patch.Events != nil {
 		if err := checkEventNames(patch.Events); err != nil {
@@ -197,7 +197,7 @@ func (s *Webhooks) Update(ctx context.Context, orgID, id string, patch WebhookPa
 	return out, err
 }
 
-// DeleteWebhook deletes a subscription; deliveries still in flight are dropped
+// Delete deletes a subscription; deliveries still in flight are dropped
 // at their next attempt, and its delivery log goes with it.
 func (s *Webhooks) Delete(ctx context.Context, orgID, id string) error {
 	return s.Tx(ctx, func(tx *gorm.DB) error {
@@ -216,7 +216,7 @@ func (s *Webhooks) Delete(ctx context.Context, orgID, id string) error {
 	})
 }
 
-// RotateWebhookSecret replaces a subscription's secret and returns the new one in clear.
+// RotateSecret replaces a subscription's secret and returns the new one in clear.
 // Attempts made from now on are signed with it.
 func (s *Webhooks) RotateSecret(ctx context.Context, box *secrets.Box, orgID, id string) (string, error) {
 	sub, err := s.Get(ctx, orgID, id)

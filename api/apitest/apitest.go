@@ -246,7 +246,10 @@ type Request struct {
 	Cookies []*http.Cookie
 }
 
-// Response is what the API answered.
+// Response is what the API answered. Its Error method reads the envelope's error string; it is
+// not an error value.
+//
+//nolint:errname // a response, not an error: Error() is the answered "error" field.
 type Response struct {
 	Status  int
 	Header  http.Header

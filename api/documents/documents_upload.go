@@ -200,15 +200,15 @@ func (h *Handler) readFilePart(ctx context.Context, part *multipart.Part, u *upl
 	return nil
 }
 
-// readField reads a text field of at most max bytes; msg says what is wrong with its value.
-func readField(part *multipart.Part, max int) (v, msg string, uerr *uploadError) {
-	b, err := io.ReadAll(io.LimitReader(part, int64(max)+1))
+// readField reads a text field of at most limit bytes; msg says what is wrong with its value.
+func readField(part *multipart.Part, limit int) (v, msg string, uerr *uploadError) {
+	b, err := io.ReadAll(io.LimitReader(part, int64(limit)+1))
 	if err != nil {
 		return "", "", bodyError(err)
 	}
 	switch {
-	case len(b) > max:
-		return "", fmt.Sprintf("must be at most %d bytes", max), nil
+	case len(b) > limit:
+		return "", fmt.Sprintf("must be at most %d bytes", limit), nil
 	case !utf8.Valid(b):
 		return "", "must be UTF-8 text", nil
 	}

@@ -162,7 +162,7 @@ func (h *Handler) reviewDecision(c *gin.Context) {
 
 // conflict answers 409 for a state machine's refusal and reports whether it did.
 func conflict(c *gin.Context, err error) bool {
-	var sc *statemachine.Conflict
+	var sc *statemachine.ConflictError
 	if errors.As(err, &sc) {
 		api.StateConflict(c, sc.From, sc.To)
 		return true

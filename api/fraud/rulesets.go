@@ -246,7 +246,7 @@ func (h *Handler) shadow(c *gin.Context) {
 		return
 	}
 	rs, err := h.Store.Fraud.ShadowVersion(c.Request.Context(), api.PrincipalOf(c).OrgID, api.PathID(c), n)
-	var sc *store.ShadowConflict
+	var sc *store.ShadowConflictError
 	if errors.As(err, &sc) {
 		api.Fail(c, 409, sc.Error())
 		return

@@ -15,14 +15,14 @@ import (
 // TestPasswordNeverOnACommandLine: the PDF password reaches qpdf on standard input only, so it
 // never shows in a process list. A wrapper around the real qpdf records every command line.
 func TestPasswordNeverOnACommandLine(t *testing.T) {
-	real, err := exec.LookPath("qpdf")
+	qpdfPath, err := exec.LookPath("qpdf")
 	if err != nil {
 		t.Fatalf("qpdf is required (docintel/APT_PACKAGES): %v", err)
 	}
 	dir := t.TempDir()
 	argvLog := filepath.Join(dir, "argv.log")
 	wrapper := filepath.Join(dir, "qpdf")
-	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '" + argvLog + "'\nexec '" + real + "' \"$@\"\n"
+	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '" + argvLog + "'\nexec '" + qpdfPath + "' \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}

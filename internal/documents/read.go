@@ -111,10 +111,10 @@ func (e *Engine) pdfText(ctx context.Context, data []byte, pw Password) (*TextRe
 		t.OCRPages++
 		t.Lines = append(t.Lines, lines...)
 	}
-	switch {
-	case t.OCRPages == 0:
+	switch t.OCRPages {
+	case 0:
 		t.Source = SourceTextLayer
-	case t.OCRPages == t.Pages:
+	case t.Pages:
 		t.Source = SourceOCR
 	default:
 		t.Source = SourceMixed

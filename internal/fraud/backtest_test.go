@@ -73,7 +73,7 @@ func TestReviewTableAndParse(t *testing.T) {
 		t.Error(err)
 	}
 	for _, c := range [][2]ReviewStatus{{ReviewApproved, ReviewDeclined}, {ReviewNotRequired, ReviewApproved}, {ReviewDeclined, ReviewDeclined}} {
-		var conflict *statemachine.Conflict
+		var conflict *statemachine.ConflictError
 		if err := Reviews.Check(c[0], c[1]); !errors.As(err, &conflict) || err.Error() != "state conflict: cannot transition "+string(c[0])+" → "+string(c[1]) {
 			t.Errorf("%s → %s: %v", c[0], c[1], err)
 		}

@@ -191,7 +191,7 @@ func (p *parser) event(raw json.RawMessage, kind Kind) Event {
 }
 
 // text reads a string of at most max bytes without control characters; "" when it is not one.
-func (p *parser) text(raw json.RawMessage, path string, max int) string {
+func (p *parser) text(raw json.RawMessage, path string, limit int) string {
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		p.err.add(path, "must be a string")
@@ -200,8 +200,8 @@ func (p *parser) text(raw json.RawMessage, path string, max int) string {
 	switch {
 	case s == "":
 		p.err.add(path, "must not be empty")
-	case len(s) > max:
-		p.err.add(path, "must be at most %d bytes long", max)
+	case len(s) > limit:
+		p.err.add(path, "must be at most %d bytes long", limit)
 	case !utf8.ValidString(s) || containsControl(s):
 		p.err.add(path, "must be printable text")
 	default:

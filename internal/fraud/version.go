@@ -84,7 +84,7 @@ var (
 )
 
 // Authorize checks action by actorUserID ("" for a key bound to no user) on a version in
-// status drafted by drafterID: nil, ErrNotBoundToUser, ErrFourEyes or a *statemachine.Conflict.
+// status drafted by drafterID: nil, ErrNotBoundToUser, ErrFourEyes or a *statemachine.ConflictError.
 // The store repeats the same conditions in its conditional write; this gives the precise error.
 func (a Action) Authorize(status VersionStatus, drafterID, actorUserID string) error {
 	if a.BoundUser && actorUserID == "" {

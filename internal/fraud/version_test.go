@@ -51,7 +51,7 @@ func TestAuthorizeFourEyes(t *testing.T) {
 	for _, c := range cases {
 		err := c.action.Authorize(c.status, c.drafter, c.user)
 		if c.conflict != "" {
-			var conflict *statemachine.Conflict
+			var conflict *statemachine.ConflictError
 			if !errors.As(err, &conflict) || err.Error() != c.conflict {
 				t.Errorf("%s from %s: %v, want %q", c.action.Name, c.status, err, c.conflict)
 			}

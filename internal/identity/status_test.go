@@ -37,7 +37,7 @@ func TestTransitionTable(t *testing.T) {
 				}
 				continue
 			}
-			var c *statemachine.Conflict
+			var c *statemachine.ConflictError
 			if !errors.As(err, &c) || err.Error() != "state conflict: cannot transition "+string(from)+" → "+string(to) {
 				t.Errorf("%s → %s: %v, want the state conflict", from, to, err)
 			}

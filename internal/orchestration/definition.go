@@ -178,7 +178,7 @@ func (p *parser) node(i int, raw json.RawMessage) *Node {
 		}
 	}
 	n := &Node{Index: i}
-	usable := true
+	var usable bool
 	n.ID, usable = p.requiredString(path+".id", fields["id"])
 	if usable && !nodeIDPattern.MatchString(n.ID) {
 		p.errs().Add(path+".id", "must start with a letter and hold only letters, digits and _ (at most 64)")

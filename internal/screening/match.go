@@ -176,7 +176,7 @@ func align(qu, cu []unit, buf *[]pairing) []pairing {
 	})
 	*buf = cands
 	var usedQ, usedC [64]bool
-	out := cands[len(cands):len(cands)]
+	out := cands[len(cands):]
 	for _, p := range cands {
 		a, b := qu[p.qi], cu[p.ci]
 		if a.hi > 64 || b.hi > 64 || spanUsed(usedQ[:], a) || spanUsed(usedC[:], b) {

@@ -9,13 +9,13 @@ import (
 	"strings"
 )
 
-// Conflict is a forbidden move; its message is SPEC 3.5's
+// ConflictError is a forbidden move; its message is SPEC 3.5's
 // `state conflict: cannot transition X → Y`.
-type Conflict struct {
+type ConflictError struct {
 	From, To string
 }
 
-func (c *Conflict) Error() string {
+func (c *ConflictError) Error() string {
 	return fmt.Sprintf("state conflict: cannot transition %s → %s", c.From, c.To)
 }
 
@@ -70,12 +70,12 @@ func (t *Table[S]) Valid(s S) bool { return slices.Contains(t.states, s) }
 // Can reports whether from → to is allowed.
 func (t *Table[S]) Can(from, to S) bool { return slices.Contains(t.next[from], to) }
 
-// Check returns nil when from → to is allowed and a *Conflict otherwise.
+// Check returns nil when from → to is allowed and a *ConflictError otherwise.
 func (t *Table[S]) Check(from, to S) error {
 	if t.Can(from, to) {
 		return nil
 	}
-	return &Conflict{From: string(from), To: string(to)}
+	return &ConflictError{From: string(from), To: string(to)}
 }
 
 // Sources lists the states from which to can be reached: the `status IN (…)` of a

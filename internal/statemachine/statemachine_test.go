@@ -30,7 +30,7 @@ func TestCheckAllowsOnlyTheTable(t *testing.T) {
 				}
 				continue
 			}
-			var c *statemachine.Conflict
+			var c *statemachine.ConflictError
 			if !errors.As(err, &c) || err.Error() != "state conflict: cannot transition "+string(from)+" → "+string(to) {
 				t.Errorf("%s → %s: %v, want a conflict", from, to, err)
 			}

@@ -21,7 +21,7 @@ const (
 var (
 	corpusOnce sync.Once
 	corpus     []fixtures.Sample
-	corpusErr  error
+	errCorpus  error
 )
 
 // testCorpus is generated once per test binary: every layout with two consecutive
@@ -29,10 +29,10 @@ var (
 func testCorpus(t *testing.T) []fixtures.Sample {
 	t.Helper()
 	corpusOnce.Do(func() {
-		corpus, corpusErr = fixtures.Corpus(context.Background(), 1, fixtures.CorpusOptions{Scans: true, Encrypted: true, Tampered: true})
+		corpus, errCorpus = fixtures.Corpus(context.Background(), 1, fixtures.CorpusOptions{Scans: true, Encrypted: true, Tampered: true})
 	})
-	if corpusErr != nil {
-		t.Fatal(corpusErr)
+	if errCorpus != nil {
+		t.Fatal(errCorpus)
 	}
 	return corpus
 }

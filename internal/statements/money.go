@@ -89,7 +89,7 @@ func ParseAmount(s string, f NumberFormat) (Amount, error) {
 	if s == "" {
 		return 0, ErrAmount
 	}
-	intPart, frac := s, ""
+	var intPart, frac string
 	if i := strings.LastIndexByte(s, f.Decimal); i >= 0 {
 		intPart, frac = s[:i], s[i+1:]
 		if len(frac) != 2 {

@@ -107,20 +107,20 @@ func ofxBlocks(b []byte, tags ...string) [][]byte {
 	var out [][]byte
 	up := bytes.ToUpper(b)
 	for _, tag := range tags {
-		open, close := []byte("<"+tag+">"), []byte("</"+tag+">")
+		open, closeTag := []byte("<"+tag+">"), []byte("</"+tag+">")
 		for off := 0; off < len(up) && len(out) <= maxRows; {
 			i := bytes.Index(up[off:], open)
 			if i < 0 {
 				break
 			}
 			s := off + i + len(open)
-			j := bytes.Index(up[s:], close)
+			j := bytes.Index(up[s:], closeTag)
 			if j < 0 {
 				out = append(out, b[s:])
 				break
 			}
 			out = append(out, b[s:s+j])
-			off = s + j + len(close)
+			off = s + j + len(closeTag)
 		}
 	}
 	return out

@@ -2,11 +2,11 @@ package statements
 
 import "testing"
 
-func stmt(open, close Amount, start, end Date, rows ...Transaction) *Statement {
+func stmt(open, closing Amount, start, end Date, rows ...Transaction) *Statement {
 	for i := range rows {
 		rows[i].Index = i
 	}
-	return &Statement{Opening: &open, Closing: &close, PeriodStart: &start, PeriodEnd: &end, Transactions: rows}
+	return &Statement{Opening: &open, Closing: &closing, PeriodStart: &start, PeriodEnd: &end, Transactions: rows}
 }
 
 func row(d Date, a Amount, bal Amount, page int) Transaction {

@@ -60,7 +60,7 @@ type FinishRunInput struct {
 	Event       workflows.PublishEventInput
 }
 
-// RunStartOptions: workflow id = run id on the automation queue, found by OrgId and the
+// RunStartOptions are the start options of a run: workflow id = run id on the automation queue, found by OrgId and the
 // automation kind (WorkflowSlug).
 func RunStartOptions(in RunInput) client.StartWorkflowOptions {
 	return workflows.ProductStart(in.RunID, workflows.QueueAutomation, in.Kind+" "+in.SubjectID, in.OrgID, in.Kind, in.ExternalID)

@@ -74,13 +74,13 @@ type docRun struct {
 	done      bool
 }
 
-// stageFailure ends a document as failed in a stage, with a message safe to show.
-type stageFailure struct {
+// stageError ends a document as failed in a stage, with a message safe to show.
+type stageError struct {
 	stage docintel.Stage
 	msg   string
 }
 
-func (f *stageFailure) Error() string { return string(f.stage) + ": " + f.msg }
+func (f *stageError) Error() string { return string(f.stage) + ": " + f.msg }
 
 func (r *docRun) ref() DocumentRef {
 	return DocumentRef{OrgID: r.in.OrgID, DocumentID: r.in.DocumentID}
@@ -173,7 +173,7 @@ func (r *docRun) inspect(ctx workflow.Context) error {
 		}
 		r.waiting = false
 		if !got {
-			return &stageFailure{stage: docintel.StageInspect, msg: "no password was given within " + r.in.PasswordTimeout.String()}
+			return &stageError{stage: docintel.StageInspect, msg: "no password was given within " + r.in.PasswordTimeout.String()}
 		}
 		r.status = docintel.StatusProcessing // as the API stored it, with the password
 	}
@@ -265,8 +265,8 @@ func (r *docRun) fail(ctx workflow.Context, err error) (DocumentResult, error) {
 }
 
 // failure says in which stage and why a run stops on err.
-func (r *docRun) failure(ctx workflow.Context, err error) *stageFailure {
-	var f *stageFailure
+func (r *docRun) failure(ctx workflow.Context, err error) *stageError {
+	var f *stageError
 	if errors.As(err, &f) {
 		return f
 	}
@@ -275,18 +275,18 @@ func (r *docRun) failure(ctx workflow.Context, err error) *stageFailure {
 		stage = docintel.StageInspect // document.failed names pipeline stages; accepting is the start of inspection
 	}
 	if ctx.Err() != nil {
-		return &stageFailure{stage: stage, msg: "processing was cancelled"}
+		return &stageError{stage: stage, msg: "processing was cancelled"}
 	}
 	var ae *temporal.ApplicationError
 	if errors.As(err, &ae) && (ae.Type() == ErrTypeDocumentUnreadable || ae.Type() == ErrTypeDocumentTool) {
-		return &stageFailure{stage: stage, msg: ae.Message()}
+		return &stageError{stage: stage, msg: ae.Message()}
 	}
 	var te *temporal.TimeoutError
 	if errors.As(err, &te) {
-		return &stageFailure{stage: stage, msg: "the " + string(stage) + " stage timed out"}
+		return &stageError{stage: stage, msg: "the " + string(stage) + " stage timed out"}
 	}
 	// An internal error (store, blob store) after its retries: its text is for the logs.
-	return &stageFailure{stage: stage, msg: docintel.Message(err)}
+	return &stageError{stage: stage, msg: docintel.Message(err)}
 }
 
 // event prepares one event for a bookkeeping activity: its evt_ id derives from the document,

@@ -1,3 +1,4 @@
+// Package identity holds the identity-verification workflows (verification, retention).
 package identity
 
 import (

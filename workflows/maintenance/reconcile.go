@@ -15,7 +15,7 @@ const (
 	reconcileActivityBudget = 10 * time.Minute
 )
 
-// ReconcileInput: runs that closed within Lookback before the run's start are checked.
+// ReconcileInput configures a reconcile run: runs that closed within Lookback before the run's start are checked.
 // Checking a run twice changes nothing (the records' writes are conditional and the events'
 // ids derive from the run), so the lookback may overlap the previous run's.
 type ReconcileInput struct {

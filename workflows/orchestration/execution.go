@@ -70,13 +70,13 @@ type step struct {
 	attempts int
 }
 
-// runFailure ends an execution as failed.
-type runFailure struct {
+// runError ends an execution as failed.
+type runError struct {
 	stepID string
 	msg    string
 }
 
-func (f *runFailure) Error() string { return f.msg }
+func (f *runError) Error() string { return f.msg }
 
 func (r *execRun) execute(ctx workflow.Context) (ExecutionResult, error) {
 	workflow.SetCurrentDetails(ctx, "Starting")
@@ -126,7 +126,7 @@ func (r *execRun) load(ctx workflow.Context) (*orch.Definition, error) {
 	}
 	def, err := orch.Parse(raw)
 	if err != nil {
-		return nil, &runFailure{msg: fmt.Sprintf("workflow %s version %d: %v", r.in.WorkflowID, r.in.WorkflowVersion, err)}
+		return nil, &runError{msg: fmt.Sprintf("workflow %s version %d: %v", r.in.WorkflowID, r.in.WorkflowVersion, err)}
 	}
 	return def, nil
 }
@@ -253,7 +253,7 @@ func (r *execRun) failStep(ctx workflow.Context, st *step, msg string) error {
 	}); err != nil {
 		return err
 	}
-	return &runFailure{stepID: st.id, msg: fmt.Sprintf("node %s (%s): %s", st.node.ID, st.node.Kind, msg)}
+	return &runError{stepID: st.id, msg: fmt.Sprintf("node %s (%s): %s", st.node.ID, st.node.Kind, msg)}
 }
 
 // finishStep records the step st ended as rec says, now, with the event name carrying data.
@@ -306,9 +306,9 @@ func (r *execRun) end(ctx workflow.Context, err error) (ExecutionResult, error) 
 	if ctx.Err() != nil {
 		return r.cancelled(ctx, dctx)
 	}
-	var f *runFailure
+	var f *runError
 	if !errors.As(err, &f) {
-		f = &runFailure{msg: cause(err)}
+		f = &runError{msg: cause(err)}
 	}
 	now := workflow.Now(ctx).UTC()
 	fin := FinishInput{
@@ -387,7 +387,7 @@ func (r *execRun) event(ctx workflow.Context, name, key string, data map[string]
 }
 
 // httpAttempts is how many attempts an http node made before err.
-func httpAttempts(err error, max int) int {
+func httpAttempts(err error, limit int) int {
 	var ae *temporal.ApplicationError
 	var d HTTPFailure
 	if errors.As(err, &ae) && ae.HasDetails() && ae.Details(&d) == nil && d.Attempt > 0 {
@@ -395,7 +395,7 @@ func httpAttempts(err error, max int) int {
 	}
 	var act *temporal.ActivityError
 	if errors.As(err, &act) && act.RetryState() == enumspb.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED {
-		return max
+		return limit
 	}
 	return 1
 }

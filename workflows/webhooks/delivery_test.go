@@ -59,7 +59,7 @@ func (r *receiver) gaps(start time.Time) []time.Duration {
 
 func answer(code int) WebhookAttemptResult { return WebhookAttemptResult{StatusCode: code} }
 
-func run(t *testing.T, in WebhookDeliveryInput, answers func(attempt int) (WebhookAttemptResult, error)) (*receiver, WebhookDeliveryResult, error, time.Time) {
+func run(t *testing.T, in WebhookDeliveryInput, answers func(attempt int) (WebhookAttemptResult, error)) (*receiver, WebhookDeliveryResult, time.Time, error) {
 	t.Helper()
 	env := workflowtest.NewEnv()
 	r := &receiver{env: env, answers: answers}
@@ -78,7 +78,7 @@ func run(t *testing.T, in WebhookDeliveryInput, answers func(attempt int) (Webho
 			t.Fatal(gerr)
 		}
 	}
-	return r, res, err, start
+	return r, res, start, err
 }
 
 func input() WebhookDeliveryInput {
@@ -86,7 +86,7 @@ func input() WebhookDeliveryInput {
 }
 
 func TestWebhookDeliveryLadderThenDropped(t *testing.T) {
-	r, res, err, start := run(t, input(), func(int) (WebhookAttemptResult, error) { return answer(500), nil })
+	r, res, start, err := run(t, input(), func(int) (WebhookAttemptResult, error) { return answer(500), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestWebhookDeliveryLadderThenDropped(t *testing.T) {
 }
 
 func TestWebhookDeliveryStopsOnSuccess(t *testing.T) {
-	r, res, err, start := run(t, input(), func(n int) (WebhookAttemptResult, error) {
+	r, res, start, err := run(t, input(), func(n int) (WebhookAttemptResult, error) {
 		if n == 3 {
 			return answer(204), nil
 		}
@@ -138,7 +138,7 @@ func TestWebhookDeliveryFinalAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, res, err, _ := run(t, input(), func(int) (WebhookAttemptResult, error) { return answer(tt.code), nil })
+			r, res, _, err := run(t, input(), func(int) (WebhookAttemptResult, error) { return answer(tt.code), nil })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +164,7 @@ func TestWebhookDeliveryRetryAfter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, res, err, start := run(t, input(), func(n int) (WebhookAttemptResult, error) {
+			r, res, start, err := run(t, input(), func(n int) (WebhookAttemptResult, error) {
 				if n == 1 {
 					return WebhookAttemptResult{StatusCode: tt.code, RetryAfterSeconds: tt.retryAfter}, nil
 				}
@@ -186,7 +186,7 @@ func TestWebhookDeliveryRetryAfter(t *testing.T) {
 func TestWebhookDeliveryActivityErrorIsAFailedAttempt(t *testing.T) {
 	calls := map[int]int{}
 	var mu sync.Mutex
-	r, res, err, start := run(t, WebhookDeliveryInput{DeliveryID: "whd_2", OrgID: "org_1",
+	r, res, start, err := run(t, WebhookDeliveryInput{DeliveryID: "whd_2", OrgID: "org_1",
 		Schedule: []time.Duration{0, time.Second, 2 * time.Second}, ReceiverTimeout: 3 * time.Second},
 		func(n int) (WebhookAttemptResult, error) {
 			mu.Lock()
@@ -215,7 +215,7 @@ func TestWebhookDeliveryActivityErrorIsAFailedAttempt(t *testing.T) {
 }
 
 func TestWebhookDeliveryGoneDropsAtOnce(t *testing.T) {
-	r, res, err, _ := run(t, input(), func(int) (WebhookAttemptResult, error) {
+	r, res, _, err := run(t, input(), func(int) (WebhookAttemptResult, error) {
 		return WebhookAttemptResult{Gone: true, Error: "subscription deleted"}, nil
 	})
 	if err != nil {
@@ -229,7 +229,7 @@ func TestWebhookDeliveryGoneDropsAtOnce(t *testing.T) {
 func TestWebhookDeliveryShrunkSchedule(t *testing.T) {
 	in := input()
 	in.Schedule = []time.Duration{0, 0, 50 * time.Millisecond}
-	r, res, err, start := run(t, in, func(int) (WebhookAttemptResult, error) { return answer(502), nil })
+	r, res, start, err := run(t, in, func(int) (WebhookAttemptResult, error) { return answer(502), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestWebhookDeliveryShrunkSchedule(t *testing.T) {
 func TestWebhookDeliveryEmptySchedule(t *testing.T) {
 	in := input()
 	in.Schedule = nil
-	r, _, err, _ := run(t, in, func(int) (WebhookAttemptResult, error) { return answer(200), nil })
+	r, _, _, err := run(t, in, func(int) (WebhookAttemptResult, error) { return answer(200), nil })
 	var appErr *temporal.ApplicationError
 	if !errors.As(err, &appErr) || !appErr.NonRetryable() || len(r.times) != 0 {
 		t.Fatalf("err = %v, attempts %d; want a non-retryable error and no attempt", err, len(r.times))
