@@ -52,7 +52,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("%s (workers %d): %s\n", *target, *workers, res)
+	if *target == "cluster" {
+		fmt.Printf("cluster, %d workers: %s\n", *workers, res)
+	} else {
+		fmt.Printf("svc dev: %s\n", res)
+	}
 }
 
 // unthrottle lifts the organisation's write limit: the measure is of the platform, not of
@@ -85,7 +89,7 @@ func onCluster(ctx context.Context, dir string, workers, n, clients int) (chaos.
 func onDev(ctx context.Context, dir string, n, clients int) (chaos.Throughput, error) {
 	data, _ := filepath.Abs(filepath.Join(dir, "dev"))
 	_ = os.RemoveAll(data)
-	bin, _ := filepath.Abs(filepath.Join(dir, "svc"))
+	bin, _ := filepath.Abs(filepath.Join(dir, "bin", "svc"))
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/svc").CombinedOutput(); err != nil {
 		return chaos.Throughput{}, fmt.Errorf("go build: %v\n%s", err, out)
 	}
