@@ -10,7 +10,8 @@ import (
 // healthz answers 200 while the process is up.
 func (s *Server) healthz(c *gin.Context) { OK(c, gin.H{"status": "ok"}) }
 
-// readyz answers 200 when the database and Temporal are reachable, else 503 naming what is not.
+// readyz answers 200 when the database and Temporal are reachable, else 503 naming what is not;
+// status is "degraded" (still 200) when a capability works only in part (Deps.Degraded).
 func (s *Server) readyz(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
 	defer cancel()
@@ -30,5 +31,12 @@ func (s *Server) readyz(c *gin.Context) {
 		NotReady(c, checks)
 		return
 	}
-	OK(c, gin.H{"status": "ready", "checks": checks})
+	// A degraded capability does not stop the rest from serving: 200, status degraded.
+	status := "ready"
+	if s.Degraded != nil {
+		for name, why := range s.Degraded() {
+			checks[name], status = "degraded: "+why, "degraded"
+		}
+	}
+	OK(c, gin.H{"status": status, "checks": checks})
 }

@@ -35,6 +35,9 @@ type Deps struct {
 	// Blobs keeps uploaded files (the documents product); nil means a local directory at
 	// config documents.blob_dir.
 	Blobs blobs.Store
+	// Degraded names the capabilities of this process that work only in part, and why (the
+	// documents' programs missing where the worker runs in this process); /readyz shows them.
+	Degraded func() map[string]string
 }
 
 // Server is the HTTP API.

@@ -22,7 +22,8 @@ import (
 // documents queue except the text stage, which runs on its own queue where the worker takes
 // about one activity per core (OCR is CPU-bound). The external programs are checked now: when
 // one is missing the worker still starts (orchestration and webhooks do not need them), says
-// so loudly, and documents fail in their text stage after its retries.
+// so loudly (with the install command), and a document that needs a missing program fails at
+// once, naming it.
 func registerDocuments(q map[string]sdkworker.Worker, d Deps, hooks *hookacts.Activities) error {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
@@ -32,7 +33,7 @@ func registerDocuments(q map[string]sdkworker.Worker, d Deps, hooks *hookacts.Ac
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := engine.CheckTools(ctx); err != nil {
-		d.Logger.Error("document tools are missing: documents will fail in their text stage (install internal/documents/APT_PACKAGES)", "error", err)
+		d.Logger.Error("documents are degraded: a document that needs a missing program fails at once with document.failed naming it", "error", err)
 	}
 	// Passwords are sealed with the platform's box (config secrets.key); without a key the
 	// pipeline treats a stored password as absent.

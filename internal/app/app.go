@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +18,7 @@ import (
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/products"
 	"github.com/svcplatform/svc/config"
+	docintel "github.com/svcplatform/svc/internal/documents"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/worker"
 )
@@ -30,6 +32,9 @@ type App struct {
 	Registry *prometheus.Registry
 
 	metricsCloser io.Closer
+	// localWorker is set once Workers is called: the API then reports the worker's degraded
+	// capabilities too (svc dev runs both in one process).
+	localWorker bool
 }
 
 // Options control Open.
@@ -100,11 +105,22 @@ func dialTemporal(ctx context.Context, opts client.Options) (client.Client, erro
 // API builds the HTTP API.
 func (a *App) API() *api.Server {
 	deps := api.Deps{Config: a.Config, Store: a.Store, Temporal: a.Temporal, Logger: a.Logger, Registry: a.Registry}
+	if a.localWorker {
+		// svc dev: the worker runs here, so the programs it needs are this machine's concern.
+		engine := docintel.NewEngine(docintel.Config{})
+		deps.Degraded = func() map[string]string {
+			if missing := engine.MissingTools(); len(missing) > 0 {
+				return map[string]string{"documents": "not installed: " + strings.Join(missing, ", ") + " (" + docintel.InstallCommand(missing) + ")"}
+			}
+			return nil
+		}
+	}
 	return api.New(deps, products.All(deps)...)
 }
 
 // Workers builds the Temporal workers.
 func (a *App) Workers() (*worker.Workers, error) {
+	a.localWorker = true
 	return worker.New(a.Temporal, worker.Deps{Config: a.Config, Store: a.Store, Logger: a.Logger, Registry: a.Registry})
 }
 

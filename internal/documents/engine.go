@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 )
@@ -95,13 +94,8 @@ func NewEngine(cfg Config) *Engine {
 // configured language and the orientation model (osd). Call it at worker start-up.
 func (e *Engine) CheckTools(ctx context.Context) error {
 	var errs []error
-	for _, bin := range []string{e.cfg.Qpdf, e.cfg.Pdftotext, e.cfg.Pdftoppm, e.cfg.Tesseract} {
-		if _, err := exec.LookPath(bin); err != nil {
-			errs = append(errs, fmt.Errorf("%s not found (see docintel/APT_PACKAGES): %w", bin, err))
-		}
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	if missing := e.MissingTools(); len(missing) > 0 {
+		return fmt.Errorf("not installed: %s (install with: %s)", strings.Join(missing, ", "), InstallCommand(missing))
 	}
 	res, err := e.run(ctx, StageText, e.cfg.Tesseract, []string{"--list-langs"}, nil)
 	if err != nil {

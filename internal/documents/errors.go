@@ -27,8 +27,11 @@ var (
 	ErrCorrupt = errors.New("corrupt file")
 	// ErrUnknownType: extraction was asked for a document type that is neither built in nor a given template.
 	ErrUnknownType = errors.New("unknown document type")
-	// ErrTool: an external program is missing, crashed or timed out; retrying may help.
+	// ErrTool: an external program crashed or timed out; retrying may help.
 	ErrTool = errors.New("tool failure")
+	// ErrToolMissing: an external program is not installed on this machine; retrying the
+	// document cannot help until it is (the message names the program and the install command).
+	ErrToolMissing = errors.New("tool missing")
 )
 
 // Error is the error every stage returns: the stage it happened in, a message that is safe
@@ -60,7 +63,8 @@ func (e *Error) Unwrap() []error {
 }
 
 // Permanent reports whether retrying the same input can never succeed (corrupt, unsupported,
-// wrong password, unknown type). Tool failures are not permanent.
+// wrong password, unknown type, a program that is not installed). Tool failures are not
+// permanent.
 func (e *Error) Permanent() bool {
 	return !errors.Is(e.Kind, ErrTool)
 }

@@ -210,3 +210,22 @@ func TestPasswordNeverPrints(t *testing.T) {
 		t.Error("leak")
 	}
 }
+
+// TestMissingProgramIsPermanent: a program that is not installed fails the stage at once
+// (retrying cannot install it), naming the program and the command that installs it.
+func TestMissingProgramIsPermanent(t *testing.T) {
+	e := docintel.NewEngine(docintel.Config{Qpdf: "/nonexistent/qpdf"})
+	if got := e.MissingTools(); !slices.Equal(got, []string{"qpdf"}) {
+		t.Errorf("MissingTools = %v, want [qpdf]", got)
+	}
+	_, err := e.Inspect(context.Background(), fixtures.NPWPTextPDF(t), "")
+	if !errors.Is(err, docintel.ErrToolMissing) || !docintel.IsPermanent(err) || docintel.StageOf(err) != docintel.StageInspect {
+		t.Fatalf("error = %v, want a permanent ErrToolMissing in inspect", err)
+	}
+	if msg := docintel.Message(err); msg != "qpdf is not installed on the worker (apt-get install -y qpdf)" {
+		t.Errorf("message = %q", msg)
+	}
+	if got := docintel.InstallCommand([]string{"pdftotext", "pdftoppm", "tesseract"}); got != "apt-get install -y poppler-utils tesseract-ocr" {
+		t.Errorf("InstallCommand = %q", got)
+	}
+}

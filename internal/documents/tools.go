@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -70,9 +72,40 @@ func (e *Engine) run(ctx context.Context, stage Stage, bin string, args []string
 	case errors.As(err, &exitErr) && exitErr.Exited():
 		res.code = exitErr.ExitCode()
 		return res, nil
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
+		return res, stageErr(stage, ErrToolMissing, fmt.Sprintf("%s is not installed on the worker (%s)", name, InstallCommand([]string{name})), err)
 	default:
 		return res, stageErr(stage, ErrTool, name+" could not run", err)
 	}
+}
+
+// toolPackages are the Debian packages of the external programs (APT_PACKAGES lists them).
+var toolPackages = map[string]string{"qpdf": "qpdf", "pdftotext": "poppler-utils", "pdftoppm": "poppler-utils", "tesseract": "tesseract-ocr"}
+
+// MissingTools lists the external programs the engine needs that are not installed.
+func (e *Engine) MissingTools() []string {
+	var out []string
+	for _, bin := range []string{e.cfg.Qpdf, e.cfg.Pdftotext, e.cfg.Pdftoppm, e.cfg.Tesseract} {
+		if _, err := exec.LookPath(bin); err != nil {
+			out = append(out, filepath.Base(bin))
+		}
+	}
+	return out
+}
+
+// InstallCommand is the command that installs the given programs on Debian.
+func InstallCommand(tools []string) string {
+	var pkgs []string
+	for _, t := range tools {
+		p := toolPackages[t]
+		if p == "" {
+			p = t
+		}
+		if !slices.Contains(pkgs, p) {
+			pkgs = append(pkgs, p)
+		}
+	}
+	return "apt-get install -y " + strings.Join(pkgs, " ")
 }
 
 // workdir makes a private (0700) temporary directory for one stage run.
