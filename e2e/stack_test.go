@@ -30,14 +30,46 @@ type bootOptions struct {
 	secrets []string
 }
 
-// boot starts a dev stack on dataDir with fresh ports; it is stopped when the test ends.
+// boot starts a dev stack on dataDir with fresh ports; it is stopped when the test ends. The
+// ports are picked free and then bound by the stack: another process may take one in between
+// (seen on a loaded machine), so a start that fails with "address already in use" is tried
+// again on other ports.
 func boot(t *testing.T, dataDir string, o bootOptions) *devstack.Stack {
+	t.Helper()
+	var (
+		s    *devstack.Stack
+		logs *secretScanner
+		err  error
+	)
+	for attempt := 1; ; attempt++ {
+		s, logs, err = startStack(t, dataDir, o)
+		if err == nil {
+			break
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatalf("devstack.Start: %v", err)
+		}
+		t.Logf("devstack.Start: %v; again on other ports", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+		if leak := logs.leak(); leak != "" {
+			t.Errorf("a secret was logged: %s", leak)
+		}
+	})
+	return s
+}
+
+// startStack starts one dev stack on fresh ports, with every log line scanned for secrets.
+func startStack(t *testing.T, dataDir string, o bootOptions) (*devstack.Stack, *secretScanner, error) {
 	t.Helper()
 	ports := make([]int, 3)
 	for i := range ports {
 		p, err := devserver.FreePort()
 		if err != nil {
-			t.Fatal(err)
+			return nil, nil, err
 		}
 		ports[i] = p
 	}
@@ -50,7 +82,7 @@ func boot(t *testing.T, dataDir string, o bootOptions) *devstack.Stack {
 	}, o.env...)
 	cfg, err := config.Load(config.Options{Environ: environ, File: os.DevNull})
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	level := slog.LevelWarn
 	if os.Getenv("SVC_TEST_VERBOSE") != "" {
@@ -65,18 +97,7 @@ func boot(t *testing.T, dataDir string, o bootOptions) *devstack.Stack {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s, err := devstack.Start(ctx, cfg, logger)
-	if err != nil {
-		t.Fatalf("devstack.Start: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-		if leak := logs.leak(); leak != "" {
-			t.Errorf("a secret was logged: %s", leak)
-		}
-	})
-	return s
+	return s, logs, err
 }
 
 // secretScanner records log output and finds API keys, webhook secrets or any of secrets in it.
