@@ -424,8 +424,8 @@ func TestOrchestrationEndToEnd(t *testing.T) {
 			if err := h.Trigger(ctx, temporalclient.ScheduleTriggerOptions{Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL}); err != nil {
 				t.Fatal(err)
 			}
-			for i := 0; i < 30 && execution(c, id)["status"] == "running"; i++ {
-				time.Sleep(200 * time.Millisecond)
+			for i := 0; i < 10 && execution(c, id)["status"] == "running"; i++ {
+				time.Sleep(500 * time.Millisecond)
 			}
 		}
 		e := execution(c, id)

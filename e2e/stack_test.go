@@ -248,14 +248,20 @@ func (r response) data(t *testing.T) map[string]any {
 }
 
 // eventually polls fn until it reports true or the deadline passes.
+//
+// It polls every 100 ms at first, then less often (up to once a second): a poll of the API
+// counts against the key's read limit (600 a minute), which a minute of polling at 10 a
+// second would exceed.
 func eventually(t *testing.T, within time.Duration, what string, fn func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
+	pause := 100 * time.Millisecond
 	for !fn() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %s waiting for %s", within, what)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(pause)
+		pause = min(pause*3/2, time.Second)
 	}
 }
 
