@@ -13,6 +13,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/svcplatform/svc/internal/ids"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -76,7 +77,7 @@ func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
 	now := s.Now().UTC()
 	s.purgeIdempotency(c, now)
 	rec := &store.IdempotencyRecord{
-		ID: RandomID("idm_"), OrgID: p.OrgID, Environment: p.Environment, Endpoint: endpoint,
+		ID: ids.New(ids.Idempotency), OrgID: p.OrgID, Environment: p.Environment, Endpoint: endpoint,
 		ExternalID: extID, RequestHash: hash, CreatedAt: now, ExpiresAt: now.Add(s.Config.Idempotency.Window),
 	}
 	deadline := time.Now().Add(idempotencyWait)
@@ -89,10 +90,24 @@ func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
 		if existing == nil {
 			break // ours: run the handler
 		}
-		if !now.Before(existing.ExpiresAt) || existing.State == store.IdempotencyPending && now.Sub(existing.CreatedAt) >= idempotencyLease {
+		if !now.Before(existing.ExpiresAt) {
 			if err := s.Store.Idempotency.Release(c.Request.Context(), existing.ID); err != nil {
 				Internal(c, err)
 				return
+			}
+			continue
+		}
+		if existing.State == store.IdempotencyPending && now.Sub(existing.CreatedAt) >= idempotencyLease && existing.RequestHash == hash {
+			// The try holding it died: take it over, keeping its id (NewID), so that this try
+			// completes what that one began instead of creating it twice.
+			won, err := s.Store.Idempotency.Relet(c.Request.Context(), existing, now)
+			if err != nil {
+				Internal(c, err)
+				return
+			}
+			if won {
+				rec = existing
+				break
 			}
 			continue
 		}
@@ -117,6 +132,7 @@ func (s *Server) idempotent(c *gin.Context, extID, hash string, next func()) {
 		replay(c, existing)
 		return
 	}
+	c.Set(ctxIdempotencyID, rec.ID)
 	w := capture(c)
 	done := false
 	defer func() {

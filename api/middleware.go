@@ -24,6 +24,8 @@ const (
 	ctxPrincipal = "svc.principal"
 	// ctxIdempotent holds the idempotency of a multipart route, for Idempotent.
 	ctxIdempotent = "svc.idempotent"
+	// ctxIdempotencyID holds the id of the idempotency record the request owns, for NewID.
+	ctxIdempotencyID = "svc.idempotency_id"
 	// ctxForgetKeys holds the key cache's clear, for ForgetKeys.
 	ctxForgetKeys = "svc.forgetKeys"
 	ctxRoute      = "svc.route"

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/svcplatform/svc/internal/ids"
 	"go.temporal.io/sdk/client"
 
 	"github.com/svcplatform/svc/internal/auth"
@@ -46,6 +48,18 @@ func Idempotent(c *gin.Context, externalID, hash string, next func()) {
 		return
 	}
 	next()
+}
+
+// NewID is the id of the resource a POST creates: for a POST with an externalId, the same id
+// on every try of it (the idempotency record's, rebranded), so that a retry that takes over
+// from a try whose process died finds what that try began (a row, a workflow run under the
+// same id) instead of creating a second one; otherwise a fresh id. One resource per prefix
+// and request.
+func NewID(c *gin.Context, p ids.Prefix) string {
+	if id := c.GetString(ctxIdempotencyID); id != "" {
+		return ids.Rebrand(p, id)
+	}
+	return ids.New(p)
 }
 
 // ForgetKeys drops the serving API's cached key and organisation lookups: a handler that

@@ -397,6 +397,36 @@ func TestOrchestrationEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("a retry after the first try's process died starts nothing twice", func(t *testing.T) {
+		c := as(t, s.Credentials.APIKey)
+		body := map[string]any{"inputs": payout["inputs"], "externalId": "order-died"}
+		first := c.do("POST", "/api/workflows/payout/executions", body)
+		if first.Status != 202 {
+			t.Fatalf("first = %d %s", first.Status, first.Raw)
+		}
+		id := str(first.data(t)["id"])
+		// What an API killed after starting the run, before storing its answer, leaves behind:
+		// the record still pending, its lease (two minutes) run out.
+		res := s.App.Store.DB.Model(&store.IdempotencyRecord{}).
+			Where("org_id = ? AND external_id = ?", s.Credentials.OrgID, "order-died").
+			Updates(map[string]any{"state": store.IdempotencyPending, "status": 0, "body": nil, "created_at": time.Now().Add(-3 * time.Minute).UTC()})
+		if res.Error != nil || res.RowsAffected != 1 {
+			t.Fatalf("rewind the record: %d rows, %v", res.RowsAffected, res.Error)
+		}
+		retry := c.do("POST", "/api/workflows/payout/executions", body)
+		if retry.Status != 202 || str(retry.data(t)["id"]) != id || retry.Body["idempotent"] != nil {
+			t.Fatalf("retry = %d %s, want the first try's execution %s, taken over (not a replay)", retry.Status, retry.Raw, id)
+		}
+		list := c.do("GET", "/api/executions?externalId=order-died", nil)
+		if rows, _ := list.Body["rows"].([]any); list.Status != 200 || len(rows) != 1 {
+			t.Errorf("executions with externalId order-died = %d %s, want one", list.Status, list.Raw)
+		}
+		replay := c.do("POST", "/api/workflows/payout/executions", body)
+		if replay.Status != 202 || str(replay.data(t)["id"]) != id || replay.Body["idempotent"] != true {
+			t.Errorf("after the takeover = %d %s, want the stored answer replayed", replay.Status, replay.Raw)
+		}
+	})
+
 	t.Run("api contract on the real Temporal", func(t *testing.T) {
 		apiContract(t, s.App.Store, s.App.Temporal)
 	})

@@ -135,9 +135,12 @@ func (e *StateError) Unwrap() error { return ErrStateConflict }
 func DocumentPasswordContext(documentID string) string { return "document-password:" + documentID }
 
 // Create stores a new document in state uploaded.
+//
+// A row with d's id already there is left as it is: a retried upload (api.NewID) finds what
+// its first try stored.
 func (s *Documents) Create(ctx context.Context, d *Document) error {
 	d.Status = string(docintel.StatusUploaded)
-	return s.DB.WithContext(ctx).Create(d).Error
+	return s.DB.WithContext(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoNothing: true}).Create(d).Error
 }
 
 // Get loads a document of the organisation.

@@ -74,6 +74,21 @@ func (s *Idempotency) Complete(ctx context.Context, id string, status int, body 
 		Updates(map[string]any{"state": IdempotencyDone, "status": status, "body": body}).Error
 }
 
+// Relet takes over a pending record whose request's lease ran out (the process handling it
+// died): one conditional write, so that of two retries exactly one wins (true). The record
+// keeps its id, so that the retry creates what the first try may have begun under the same
+// ids (api.NewID) instead of a second resource.
+func (s *Idempotency) Relet(ctx context.Context, rec *IdempotencyRecord, now time.Time) (bool, error) {
+	res := s.DB.WithContext(ctx).Model(&IdempotencyRecord{}).
+		Where("id = ? AND state = ? AND created_at = ?", rec.ID, IdempotencyPending, rec.CreatedAt.UTC()).
+		Update("created_at", now.UTC())
+	if res.Error != nil || res.RowsAffected == 0 {
+		return false, res.Error
+	}
+	rec.CreatedAt = now.UTC()
+	return true, nil
+}
+
 // Release deletes record id: its request failed and is not remembered, or it expired.
 func (s *Idempotency) Release(ctx context.Context, id string) error {
 	return s.DB.WithContext(ctx).Where("id = ?", id).Delete(&IdempotencyRecord{}).Error

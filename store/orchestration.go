@@ -168,9 +168,12 @@ func (s *Orchestration) GetWorkflowVersion(ctx context.Context, orgID, workflowI
 }
 
 // CreateExecution stores a new execution in state pending.
+//
+// A row with e's id already there is left as it is: a retried start (api.NewID) finds what its
+// first try stored.
 func (s *Orchestration) CreateExecution(ctx context.Context, e *Execution) error {
 	e.Status = orchestration.ExecutionPending
-	return s.DB.WithContext(ctx).Create(e).Error
+	return s.DB.WithContext(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoNothing: true}).Create(e).Error
 }
 
 // GetExecution loads an execution of the organisation.

@@ -5,7 +5,10 @@
 package workflows
 
 import (
+	"errors"
+
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 )
@@ -58,6 +61,14 @@ func StartOnce(id, queue, summary string, attrs ...temporal.SearchAttributeUpdat
 		o.TypedSearchAttributes = temporal.NewSearchAttributes(attrs...)
 	}
 	return o
+}
+
+// AlreadyStarted reports whether a StartOnce start was refused because a run with its id
+// already ran (its id is never reused): an earlier try of the same start made it, which is
+// what the caller wanted.
+func AlreadyStarted(err error) bool {
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	return errors.As(err, &started)
 }
 
 // ProductStart is StartOnce for a product's run, found by the search attributes OrgId,

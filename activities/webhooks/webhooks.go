@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -127,8 +126,7 @@ func (w *Activities) StartDelivery(ctx context.Context, orgID, deliveryID string
 	}
 	_, err := w.Temporal.ExecuteWorkflow(ctx, hookwf.WebhookDeliveryStartOptions(deliveryID), hookwf.WebhookDeliveryName,
 		hookwf.WebhookDeliveryInput{DeliveryID: deliveryID, OrgID: orgID, Schedule: w.Schedule, ReceiverTimeout: w.ReceiverTimeout})
-	var started *serviceerror.WorkflowExecutionAlreadyStarted
-	if err != nil && !errors.As(err, &started) {
+	if err != nil && !workflows.AlreadyStarted(err) {
 		return fmt.Errorf("start webhook delivery %s: %w", deliveryID, err)
 	}
 	return nil

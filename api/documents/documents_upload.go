@@ -23,6 +23,7 @@ import (
 	docintel "github.com/svcplatform/svc/internal/documents"
 	"github.com/svcplatform/svc/internal/ids"
 	"github.com/svcplatform/svc/store"
+	"github.com/svcplatform/svc/workflows"
 	docwf "github.com/svcplatform/svc/workflows/documents"
 )
 
@@ -311,7 +312,7 @@ func (h *Handler) acceptUpload(c *gin.Context, u *upload) {
 	}
 	p := api.PrincipalOf(c)
 	d := &store.Document{
-		ID: ids.New(ids.Document), OrgID: p.OrgID, Type: u.fields["type"], TypeHint: u.fields["type"], Filename: u.filename,
+		ID: api.NewID(c, ids.Document), OrgID: p.OrgID, Type: u.fields["type"], TypeHint: u.fields["type"], Filename: u.filename,
 		Format: string(u.format), Size: blob.Size, SHA256: blob.SHA256, BlobKey: blob.Key,
 		ExternalRef: u.fields["externalRef"], ExternalID: u.fields["externalId"], UploadedBy: p.UserID,
 	}
@@ -329,7 +330,7 @@ func (h *Handler) acceptUpload(c *gin.Context, u *upload) {
 		ExternalRef: d.ExternalRef, ExternalID: d.ExternalID, TypeHint: d.TypeHint, PasswordTimeout: h.Config.Documents.PasswordTimeout}
 	tctx, cancel := api.TemporalContext(c)
 	defer cancel()
-	if _, err := h.Temporal.ExecuteWorkflow(tctx, docwf.DocumentStartOptions(in), docwf.DocumentPipelineName, in); err != nil {
+	if _, err := h.Temporal.ExecuteWorkflow(tctx, docwf.DocumentStartOptions(in), docwf.DocumentPipelineName, in); err != nil && !workflows.AlreadyStarted(err) {
 		// Not started: forget the row (the blob stays: another document may share its bytes).
 		if derr := h.Store.Documents.DeleteUploaded(tctx, d.OrgID, d.ID); derr != nil {
 			err = errors.Join(err, derr)

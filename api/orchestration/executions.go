@@ -16,6 +16,7 @@ import (
 	"github.com/svcplatform/svc/internal/ids"
 	orch "github.com/svcplatform/svc/internal/orchestration"
 	"github.com/svcplatform/svc/store"
+	"github.com/svcplatform/svc/workflows"
 	orchwf "github.com/svcplatform/svc/workflows/orchestration"
 )
 
@@ -159,7 +160,7 @@ func (h *Handler) startExecution(c *gin.Context) {
 	}
 	p := api.PrincipalOf(c)
 	in := orchwf.ExecutionInput{
-		ExecutionID: ids.New(ids.Execution), OrgID: p.OrgID, WorkflowID: w.ID, WorkflowSlug: w.Slug, WorkflowVersion: version,
+		ExecutionID: api.NewID(c, ids.Execution), OrgID: p.OrgID, WorkflowID: w.ID, WorkflowSlug: w.Slug, WorkflowVersion: version,
 		ExternalID: req.ExternalID, StartedBy: p.UserID, Inputs: inputs,
 	}
 	row := &store.Execution{ID: in.ExecutionID, OrgID: in.OrgID, WorkflowID: in.WorkflowID, WorkflowSlug: in.WorkflowSlug,
@@ -170,7 +171,7 @@ func (h *Handler) startExecution(c *gin.Context) {
 	}
 	ctx, cancel := api.TemporalContext(c)
 	defer cancel()
-	if _, err := h.Temporal.ExecuteWorkflow(ctx, orchwf.ExecutionStartOptions(in), orchwf.ExecutionWorkflowName, in); err != nil {
+	if _, err := h.Temporal.ExecuteWorkflow(ctx, orchwf.ExecutionStartOptions(in), orchwf.ExecutionWorkflowName, in); err != nil && !workflows.AlreadyStarted(err) {
 		// Not started: forget the row (if the start did go through after all, the run's first
 		// activity stores it again).
 		if derr := h.Store.Orchestration.DeletePendingExecution(context.WithoutCancel(c.Request.Context()), row.OrgID, row.ID); derr != nil {

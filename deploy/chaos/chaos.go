@@ -45,10 +45,14 @@ type Report struct {
 	Lost, Duplicates []string
 	// Redelivered counts events received more than once (at-least-once, always the same id).
 	Redelivered int
+	// RateLimit is the check that one key's limit holds across the API processes.
+	RateLimit RateLimitCheck
 }
 
 // OK reports whether the run kept every promise.
-func (r Report) OK() bool { return len(r.Lost) == 0 && len(r.Duplicates) == 0 && len(r.Other5xx) == 0 }
+func (r Report) OK() bool {
+	return len(r.Lost) == 0 && len(r.Duplicates) == 0 && len(r.Other5xx) == 0 && r.RateLimit.Held()
+}
 
 // String prints the figures.
 func (r Report) String() string {
@@ -57,6 +61,10 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "kills %v\n", r.Kills)
 	fmt.Fprintf(&b, "executions %d, approvals %d, documents %d, events %d, deliveries %d (events received more than once: %d)\n",
 		r.Executions, r.Approvals, r.Documents, r.Events, r.Deliveries, r.Redelivered)
+	fmt.Fprintf(&b, "%s (held: %t)\n", r.RateLimit, r.RateLimit.Held())
+	for _, o := range r.RateLimit.Other {
+		fmt.Fprintf(&b, "  rate-limit check answer: %s\n", o)
+	}
 	fmt.Fprintf(&b, "lost = %d, duplicates beyond at-least-once = %d\n", len(r.Lost), len(r.Duplicates))
 	for _, l := range r.Lost {
 		fmt.Fprintf(&b, "  lost: %s\n", l)
@@ -108,11 +116,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	stats := &Stats{}
 	hc := &http.Client{Timeout: 30 * time.Second}
 	admin := &client{bases: c.APIURLs, key: c.APIKey, http: hc, stats: stats}
-	reviewerKey, _, err := c.Bootstrap(ctx, "--org-id", c.OrgID, "--user", "reviewer@chaos.local", "--role", "reviewer")
+	rev, err := c.Bootstrap(ctx, "--org-id", c.OrgID, "--user", "reviewer@chaos.local", "--role", "reviewer")
 	if err != nil {
 		return Report{}, err
 	}
-	reviewer := &client{bases: c.APIURLs, key: reviewerKey, http: hc, stats: stats}
+	reviewer := &client{bases: c.APIURLs, key: rev.APIKey, http: hc, stats: stats}
 	if err := setup(admin, c.Receiver.URL); err != nil {
 		return Report{}, err
 	}
@@ -138,10 +146,15 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		return Report{}, err
 	}
 	defer st.Close()
+	rl, err := checkRateLimit(settleCtx, c, st)
+	if err != nil {
+		return Report{}, fmt.Errorf("rate-limit check: %w", err)
+	}
+	o.Log("%s", rl)
 	rep := Report{Kills: kills}
 	check := func() Report {
 		r := checkEndStates(ctx, st, c, load)
-		r.Kills = kills
+		r.Kills, r.RateLimit = kills, rl
 		return r
 	}
 	for {

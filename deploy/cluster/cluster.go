@@ -190,7 +190,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		c.APIURLs = append(c.APIURLs, fmt.Sprintf("http://127.0.0.1:%d", port))
 	}
 	for _, u := range c.APIURLs {
-		if err := waitHTTP(ctx, u+"/readyz", 2*time.Minute); err != nil {
+		if err := WaitHTTP(ctx, u+"/readyz", 2*time.Minute); err != nil {
 			return nil, fmt.Errorf("%s did not become ready (see %s): %w", u, filepath.Join(o.Dir, "logs"), err)
 		}
 	}
@@ -409,21 +409,25 @@ func (c *Cluster) bootstrap(ctx context.Context) error {
 	return nil
 }
 
-// Bootstrap runs svc bootstrap with args (e.g. --org-id, --user, --role) and returns the key
-// and the user it is bound to.
-func (c *Cluster) Bootstrap(ctx context.Context, args ...string) (key, userID string, err error) {
+// Credentials are what svc bootstrap printed: the organisation, the user and the key bound to it.
+type Credentials struct {
+	OrgID  string `json:"orgId"`
+	UserID string `json:"userId"`
+	APIKey string `json:"apiKey"`
+}
+
+// Bootstrap runs svc bootstrap with args (e.g. --org, or --org-id with --user and --role) and
+// returns what it created.
+func (c *Cluster) Bootstrap(ctx context.Context, args ...string) (Credentials, error) {
+	var creds Credentials
 	out, err := c.svcRun(ctx, append([]string{"bootstrap"}, args...)...)
 	if err != nil {
-		return "", "", fmt.Errorf("svc bootstrap: %w\n%s", err, out)
-	}
-	var creds struct {
-		APIKey string `json:"apiKey"`
-		UserID string `json:"userId"`
+		return creds, fmt.Errorf("svc bootstrap: %w\n%s", err, out)
 	}
 	if err := json.Unmarshal(out, &creds); err != nil {
-		return "", "", err
+		return creds, fmt.Errorf("svc bootstrap printed %q: %w", out, err)
 	}
-	return creds.APIKey, creds.UserID, nil
+	return creds, nil
 }
 
 // Processes lists every child process: the Temporal server, the APIs and the workers.
@@ -455,7 +459,8 @@ func (c *Cluster) Stop() {
 	}
 }
 
-func waitHTTP(ctx context.Context, url string, within time.Duration) error {
+// WaitHTTP polls url until it answers 200, for at most within.
+func WaitHTTP(ctx context.Context, url string, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

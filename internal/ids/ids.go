@@ -49,12 +49,25 @@ const (
 	Backtest      Prefix = "bkt"
 	// Automation is a run of a built-in AI automation.
 	Automation Prefix = "aut"
+	// Idempotency is a remembered POST (SPEC 4.7); its generated part seeds the id of what the
+	// POST creates (Rebrand), so that a retry creates the same record.
+	Idempotency Prefix = "idm"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 
 // Len is the length of the generated part.
 const Len = 26
+
+// Rebrand returns id with its prefix replaced by p: the same generated part, so the same
+// time, under another name.
+func Rebrand(p Prefix, id string) string {
+	_, rest, ok := strings.Cut(id, "_")
+	if !ok {
+		return New(p)
+	}
+	return string(p) + "_" + rest
+}
 
 // New returns a fresh id with the given prefix.
 func New(p Prefix) string {
