@@ -460,8 +460,11 @@ func newDocument(t testing.TB, h *apitest.Harness, org string, status docintel.S
 			t.Fatal(err)
 		}
 	default:
-		if err := h.Store.Documents.Update(ctx, org, d.ID, store.DocumentUpdate{Status: status}); err != nil {
-			t.Fatal(err)
+		// Along the pipeline's moves (docintel.Lifecycle): accepted first, then status.
+		for _, s := range []docintel.Status{docintel.StatusProcessing, status} {
+			if err := h.Store.Documents.Update(ctx, org, d.ID, store.DocumentUpdate{Status: s}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	got, err := h.Store.Documents.Get(ctx, org, d.ID)

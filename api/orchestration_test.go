@@ -53,7 +53,7 @@ func newExecution(t testing.TB, h *apitest.Harness, org, status string) *store.E
 	if err := h.Store.Orchestration.MarkExecutionRunning(ctx, e, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if orchestration.Terminal(status) {
+	if orchestration.Executions.Terminal(status) {
 		end := store.ExecutionEnd{Status: status, CompletedAt: time.Now(), Output: map[string]any{"ok": true}}
 		if err := h.Store.Orchestration.FinishExecution(ctx, org, e.ID, end); err != nil {
 			t.Fatal(err)

@@ -52,8 +52,10 @@ type ReconcileConfig struct {
 type RetentionConfig struct {
 	// Events is how long events and their finished deliveries are kept.
 	Events time.Duration `mapstructure:"events"`
-	Every  time.Duration `mapstructure:"every"`
-	Batch  int           `mapstructure:"batch"`
+	// Files is how long an ended document's file and text are kept (0: for ever).
+	Files time.Duration `mapstructure:"files"`
+	Every time.Duration `mapstructure:"every"`
+	Batch int           `mapstructure:"batch"`
 }
 
 // BlobsConfig selects where uploaded files are kept: a local directory (documents.blob_dir),
@@ -205,7 +207,8 @@ var keys = []Key{
 	{"reconcile.every", 5 * time.Minute, "how often the reconciler looks for execution and document runs terminated outside their workflow (e.g. in the Temporal UI) and ends their records"},
 	{"reconcile.lookback", 24 * time.Hour, "how far back the reconciler looks for such runs (runs closed within it are checked; checking twice changes nothing)"},
 	{"retention.events", 30 * 24 * time.Hour, "how long events and their finished webhook deliveries are kept (deliveries still retrying are kept until they end)"},
-	{"retention.every", time.Hour, "how often the retention Schedule prunes events, deliveries, expired idempotency records and rate-limit counters"},
+	{"retention.files", time.Duration(0), "how long an ended document's uploaded file and read text are kept in the blob store (its record and fields stay); 0 keeps them for ever (identity images have identity.retention)"},
+	{"retention.every", time.Hour, "how often the retention Schedule prunes events, deliveries, expired idempotency records, rate-limit counters and old document files"},
 	{"retention.batch", 500, "rows one prune statement deletes at most (small batches never lock a table for long)"},
 	{"blobs.backend", "local", "where uploaded files are kept: local (documents.blob_dir, shared by every process on the machine) or s3 (an S3-compatible bucket, for processes on several machines)"},
 	{"blobs.s3_endpoint", "", "host:port of the S3-compatible service (blobs.backend=s3), without a scheme"},
@@ -473,6 +476,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Retention.Events <= 0 || c.Retention.Every <= 0 || c.Retention.Batch <= 0 {
 		bad("retention", "events, every and batch must be positive")
+	}
+	if c.Retention.Files < 0 || c.Retention.Files > 0 && c.Retention.Files < time.Hour {
+		bad("retention.files", "must be 0 (keep for ever) or at least 1h, got %s", c.Retention.Files)
 	}
 	switch c.Blobs.Backend {
 	case "local":

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -310,6 +311,30 @@ func TestDocumentsEndToEnd(t *testing.T) {
 			})
 		}
 
+		t.Run("encrypted, terminated in the Temporal UI while it waits: ended by the reconciler", func(t *testing.T) {
+			t.Parallel()
+			c := as(t, analyst.key)
+			id := str(uploadFile(c, "locked.pdf", fixtures.NPWPEncryptedPDF(t), nil).data(t)["id"])
+			if d := document(t, c, id, time.Minute, "password_required", "failed", "extracted"); d["status"] != "password_required" {
+				t.Fatalf("document = %v", d)
+			}
+			// What an operator's Terminate in the Temporal UI does: the run ends without its code.
+			if err := s.App.Temporal.TerminateWorkflow(context.Background(), id, "", "operator: duplicate upload"); err != nil {
+				t.Fatal(err)
+			}
+			reconcileUntil(t, s, "the terminated document failed", func() bool {
+				return document(t, c, id, time.Second, "password_required", "failed")["status"] == "failed"
+			})
+			d := document(t, c, id, time.Second, "failed")
+			if !strings.Contains(str(d["errorMessage"]), "operator: duplicate upload") {
+				t.Errorf("reconciled document = %v", d)
+			}
+			failed := waitDocument(t, sink, "document.failed", id)
+			if !strings.Contains(str(failed.Data["errorMessage"]), "operator: duplicate upload") {
+				t.Errorf("document.failed = %v", failed.Data)
+			}
+		})
+
 		t.Run("encrypted: password required, a wrong one, then the right one", func(t *testing.T) {
 			t.Parallel()
 			c := as(t, analyst.key)
@@ -417,8 +442,9 @@ func TestDocumentsEndToEnd(t *testing.T) {
 
 	t.Run("lists", func(t *testing.T) {
 		c := as(t, analyst.key)
+		// The truncated PDF, and the one whose run an operator terminated.
 		r := c.do("GET", "/api/documents?status=failed&summary=true", nil)
-		if r.Status != 200 || r.Body["total"] != 1.0 {
+		if r.Status != 200 || r.Body["total"] != 2.0 {
 			t.Fatalf("failed documents = %d %s", r.Status, r.Raw)
 		}
 		if sum := r.Body["summary"].(map[string]any); sum["extracted"].(float64) < 5 {

@@ -19,6 +19,7 @@ import (
 	temporalclient "go.temporal.io/sdk/client"
 
 	"github.com/svcplatform/svc/api/apitest"
+	"github.com/svcplatform/svc/internal/devstack"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/webhook"
 	mntwf "github.com/svcplatform/svc/workflows/maintenance"
@@ -443,21 +444,7 @@ func TestOrchestrationEndToEnd(t *testing.T) {
 		if e := execution(c, id); e["status"] != "running" {
 			t.Fatalf("before reconciling: status %v, want the stale running", e["status"])
 		}
-		// The Schedule runs every reconcile.every; trigger it now, again until visibility has
-		// indexed the terminated run.
-		h := s.App.Temporal.ScheduleClient().GetHandle(ctx, mntwf.ReconcileScheduleID)
-		deadline := time.Now().Add(90 * time.Second)
-		for execution(c, id)["status"] == "running" {
-			if time.Now().After(deadline) {
-				t.Fatal("the reconciler did not end the terminated execution within 90s")
-			}
-			if err := h.Trigger(ctx, temporalclient.ScheduleTriggerOptions{Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL}); err != nil {
-				t.Fatal(err)
-			}
-			for i := 0; i < 10 && execution(c, id)["status"] == "running"; i++ {
-				time.Sleep(500 * time.Millisecond)
-			}
-		}
+		reconcileUntil(t, s, "the terminated execution ended", func() bool { return execution(c, id)["status"] != "running" })
 		e := execution(c, id)
 		if e["status"] != "failed" || !strings.Contains(str(e["errorMessage"]), "terminated: operator: customer asked to stop") {
 			t.Errorf("reconciled execution = %v", e)
@@ -573,4 +560,25 @@ func apiContract(t *testing.T, st *store.Store, tc temporalclient.Client) {
 		d := h.Do("GET", "/api/executions/"+run, h.AdminKey, nil).Data()
 		return d["status"] == "cancelled" && d["cancelledBy"] == h.Admin.ID
 	})
+}
+
+// reconcileUntil triggers the reconcile Schedule (it runs every reconcile.every) until done
+// holds: visibility indexes a terminated run a moment after it closed.
+func reconcileUntil(t *testing.T, s *devstack.Stack, what string, done func() bool) {
+	t.Helper()
+	ctx := context.Background()
+	h := s.App.Temporal.ScheduleClient().GetHandle(ctx, mntwf.ReconcileScheduleID)
+	deadline := time.Now().Add(90 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the reconciler did not get %s within 90s", what)
+		}
+		if err := h.Trigger(ctx, temporalclient.ScheduleTriggerOptions{Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL}); err != nil {
+			t.Fatal(err)
+		}
+		// One look a second keeps a minute of polling under the key's read limit.
+		for i := 0; i < 5 && !done(); i++ {
+			time.Sleep(time.Second)
+		}
+	}
 }

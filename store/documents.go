@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -117,6 +118,9 @@ type DocumentSettings struct {
 // document that has left them is never changed by a (late, retried) pipeline write.
 var pipelineStatuses = []string{string(docintel.StatusUploaded), string(docintel.StatusProcessing), string(docintel.StatusPasswordRequired)}
 
+// finalDocumentStatuses are the statuses the pipeline has ended a document in.
+var finalDocumentStatuses = []string{string(docintel.StatusExtracted), string(docintel.StatusRequiresReview), string(docintel.StatusFailed)}
+
 // ErrStateConflict is returned when a document is not in a state that allows the change;
 // the error tells the current state.
 var ErrStateConflict = errors.New("state conflict")
@@ -198,9 +202,28 @@ func (u DocumentUpdate) columns() map[string]any {
 // Update applies a pipeline write to a document the pipeline is still working on;
 // a document that has reached a final state is left as it is (a retried write cannot undo
 // what came after it).
+//
+// A write that moves the document does so only along docintel.Lifecycle: from a pipeline state
+// the table allows; a write of another kind is refused by matching nothing.
 func (s *Documents) Update(ctx context.Context, orgID, id string, u DocumentUpdate) error {
+	from := pipelineStatuses
+	if u.Status != "" {
+		from = pipelineSources(u.Status)
+	}
 	return s.DB.WithContext(ctx).Model(&Document{}).
-		Where("org_id = ? AND id = ? AND status IN ?", orgID, id, pipelineStatuses).Updates(u.columns()).Error
+		Where("org_id = ? AND id = ? AND status IN ?", orgID, id, from).Updates(u.columns()).Error
+}
+
+// pipelineSources lists the pipeline states from which docintel.Lifecycle lets the pipeline
+// move a document to to (corrections are an analyst's moves, not the pipeline's).
+func pipelineSources(to docintel.Status) []string {
+	var out []string
+	for _, s := range docintel.Lifecycle.Sources(to) {
+		if slices.Contains(pipelineStatuses, string(s)) {
+			out = append(out, string(s))
+		}
+	}
+	return out
 }
 
 // ClaimPasswordRetry moves a document waiting for its password (password_required) to
@@ -243,7 +266,7 @@ func (s *Documents) Finish(ctx context.Context, x *Extraction, completedAt time.
 		}
 		completed := completedAt.UTC()
 		return tx.Model(&Document{}).
-			Where("org_id = ? AND id = ? AND status IN ?", x.OrgID, x.DocumentID, pipelineStatuses).
+			Where("org_id = ? AND id = ? AND status IN ?", x.OrgID, x.DocumentID, pipelineSources(docintel.Status(x.Status))).
 			Updates(map[string]any{
 				"status": x.Status, "type": x.Type, "confidence_score": x.ConfidenceScore, "flags": jsonColumn(x.Flags),
 				"latest_extraction_id": x.ID, "password_sealed": "", "completed_at": completed, "updated_at": time.Now().UTC(),
@@ -264,7 +287,8 @@ func (s *Documents) Correct(ctx context.Context, x *Extraction) error {
 		if d.LatestExtractionID == x.ID {
 			return nil // stored already
 		}
-		if !docintel.Status(d.Status).Correctable() || d.LatestExtractionID != x.PreviousExtractionID {
+		if !docintel.Status(d.Status).Correctable() || !docintel.Lifecycle.Can(docintel.Status(d.Status), docintel.Status(x.Status)) ||
+			d.LatestExtractionID != x.PreviousExtractionID {
 			return &StateError{Status: d.Status}
 		}
 		if err := tx.Create(x).Error; err != nil {
@@ -412,4 +436,27 @@ func (s *Documents) SetThreshold(ctx context.Context, orgID string, threshold *f
 		Columns:   []clause.Column{{Name: "org_id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"threshold", "updated_at"}),
 	}).Create(&ds).Error
+}
+
+// FilesToPrune returns up to limit documents that ended (extracted, requires_review or failed)
+// before before and still name files in the blob store: the retention Schedule's candidates.
+func (s *Documents) FilesToPrune(ctx context.Context, before time.Time, limit int) ([]Document, error) {
+	var out []Document
+	err := s.DB.WithContext(ctx).Select("id", "org_id", "blob_key", "text_key").
+		Where("status IN ? AND completed_at < ? AND (blob_key <> '' OR text_key <> '')", finalDocumentStatuses, before.UTC()).
+		Order("completed_at").Limit(limit).Find(&out).Error
+	return out, err
+}
+
+// FileInUse reports whether a record other than the document except still names the blob key.
+func (s *Documents) FileInUse(ctx context.Context, key, except string) (bool, error) {
+	return blobInUse(ctx, s.DB, key, except)
+}
+
+// ForgetFiles notes that an ended document's file and text were deleted by retention: the
+// record, its fields and its extractions stay.
+func (s *Documents) ForgetFiles(ctx context.Context, orgID, id string) error {
+	return s.DB.WithContext(ctx).Model(&Document{}).
+		Where("org_id = ? AND id = ? AND status IN ?", orgID, id, finalDocumentStatuses).
+		Updates(map[string]any{"blob_key": "", "text_key": ""}).Error
 }

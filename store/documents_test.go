@@ -144,8 +144,10 @@ func TestPasswordRetryClaim(t *testing.T) {
 		if err := s.Documents.ClaimPasswordRetry(ctx, org, d.ID, "v1:a"); !errors.As(err, &se) || se.Status != "uploaded" {
 			t.Fatalf("claim on an uploaded document: %v", err)
 		}
-		if err := s.Documents.Update(ctx, org, d.ID, store.DocumentUpdate{Status: docintel.StatusPasswordRequired, ForgetPassword: true}); err != nil {
-			t.Fatal(err)
+		for _, st := range []docintel.Status{docintel.StatusProcessing, docintel.StatusPasswordRequired} {
+			if err := s.Documents.Update(ctx, org, d.ID, store.DocumentUpdate{Status: st, ForgetPassword: true}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := s.Documents.ClaimPasswordRetry(ctx, other, d.ID, "v1:x"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("another organisation's claim: %v", err)

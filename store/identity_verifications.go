@@ -244,14 +244,8 @@ func (s *Identity) DeleteUnstarted(ctx context.Context, orgID, id string) error 
 		Delete(&IdentityVerification{}).Error
 }
 
-// BlobInUse reports whether anything but the attempt except still refers to the blob key: a
-// document, or another attempt (the blob store keeps one copy of equal bytes).
+// BlobInUse reports whether anything but the attempt except still refers to the blob key
+// (blobInUse: a document, another attempt, an analysis).
 func (s *Identity) BlobInUse(ctx context.Context, key, except string) (bool, error) {
-	var n int64
-	if err := s.DB.WithContext(ctx).Model(&IdentityAttempt{}).
-		Where("(front_key = ? OR back_key = ?) AND id <> ?", key, key, except).Count(&n).Error; err != nil || n > 0 {
-		return n > 0, err
-	}
-	err := s.DB.WithContext(ctx).Model(&Document{}).Where("blob_key = ?", key).Count(&n).Error
-	return n > 0, err
+	return blobInUse(ctx, s.DB, key, except)
 }

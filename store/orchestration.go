@@ -230,7 +230,7 @@ func (s *Orchestration) MarkExecutionRunning(ctx context.Context, e *Execution, 
 		if cur.Status != orchestration.ExecutionPending {
 			return nil
 		}
-		return tx.Model(&Execution{}).Where("org_id = ? AND id = ? AND status = ?", e.OrgID, e.ID, orchestration.ExecutionPending).
+		return tx.Model(&Execution{}).Where("org_id = ? AND id = ? AND status IN ?", e.OrgID, e.ID, orchestration.Executions.Sources(orchestration.ExecutionRunning)).
 			Updates(map[string]any{"status": orchestration.ExecutionRunning, "started_at": startedAt, "run_id": e.RunID, "updated_at": time.Now().UTC()}).Error
 	})
 }
@@ -248,7 +248,8 @@ type ExecutionEnd struct {
 
 // FinishExecution records an execution's terminal state unless it already has one.
 func (s *Orchestration) FinishExecution(ctx context.Context, orgID, id string, end ExecutionEnd) error {
-	if !orchestration.Terminal(end.Status) {
+	from := orchestration.Executions.Sources(end.Status)
+	if !orchestration.Executions.Terminal(end.Status) || len(from) == 0 {
 		return fmt.Errorf("store: %q is not a terminal execution state", end.Status)
 	}
 	completed := end.CompletedAt.UTC()
@@ -257,7 +258,7 @@ func (s *Orchestration) FinishExecution(ctx context.Context, orgID, id string, e
 		CancelReason: end.CancelReason, CancelledBy: end.CancelledBy, CompletedAt: &completed, UpdatedAt: time.Now().UTC(),
 	}
 	return s.DB.WithContext(ctx).Model(&Execution{}).
-		Where("org_id = ? AND id = ? AND status IN ?", orgID, id, []string{orchestration.ExecutionPending, orchestration.ExecutionRunning}).
+		Where("org_id = ? AND id = ? AND status IN ?", orgID, id, from).
 		Select("status", "output", "failed_step_id", "error_message", "cancel_reason", "cancelled_by", "completed_at", "updated_at").
 		Updates(&row).Error
 }
@@ -274,7 +275,7 @@ func (s *Orchestration) SaveStep(ctx context.Context, st *Step) error {
 		if err != nil {
 			return err
 		}
-		if orchestration.Terminal(cur.Status) {
+		if orchestration.Steps.Terminal(cur.Status) {
 			return nil
 		}
 		return tx.Model(&Step{}).Where("org_id = ? AND id = ?", st.OrgID, st.ID).
@@ -300,14 +301,13 @@ type ApprovalEnd struct {
 // DecideApproval records the end of a pending approval; an approval already decided is
 // left as it is.
 func (s *Orchestration) DecideApproval(ctx context.Context, orgID, id string, end ApprovalEnd) error {
-	switch end.Status {
-	case orchestration.ApprovalApproved, orchestration.ApprovalRejected, orchestration.ApprovalCancelled:
-	default:
+	from := orchestration.Approvals.Sources(end.Status)
+	if !orchestration.Approvals.Terminal(end.Status) || len(from) == 0 {
 		return fmt.Errorf("store: %q is not a final approval state", end.Status)
 	}
 	decided := end.DecidedAt.UTC()
 	return s.DB.WithContext(ctx).Model(&Approval{}).
-		Where("org_id = ? AND id = ? AND status = ?", orgID, id, orchestration.ApprovalPending).
+		Where("org_id = ? AND id = ? AND status IN ?", orgID, id, from).
 		Updates(map[string]any{"status": end.Status, "decided_by": end.DecidedBy, "comment": end.Comment,
 			"timed_out": end.TimedOut, "decided_at": decided}).Error
 }

@@ -231,7 +231,7 @@ func TestOrchestrationLists(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if orchestration.Terminal(status) {
+			if orchestration.Executions.Terminal(status) {
 				if err := s.Orchestration.FinishExecution(ctx, org, e.ID, store.ExecutionEnd{Status: status, CompletedAt: e.CreatedAt}); err != nil {
 					t.Fatal(err)
 				}

@@ -482,7 +482,7 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, a DeliveryAttempt, status 
 			return err
 		}
 		return tx.Model(&Delivery{}).
-			Where("org_id = ? AND id = ? AND status NOT IN ?", a.OrgID, a.DeliveryID, finalStatuses).
+			Where("org_id = ? AND id = ? AND status IN ?", a.OrgID, a.DeliveryID, webhook.Deliveries.Sources(status)).
 			Updates(map[string]any{
 				"status": status, "attempts": a.Attempt, "last_status_code": a.StatusCode, "last_latency_ms": a.LatencyMs,
 				"last_error": a.Error, "next_attempt_at": nextAttemptAt, "updated_at": time.Now().UTC(),
@@ -498,7 +498,7 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, a DeliveryAttempt, status 
 // noting why in its last error.
 func (s *Webhooks) DropDelivery(ctx context.Context, orgID, deliveryID, reason string) error {
 	err := s.DB.WithContext(ctx).Model(&Delivery{}).
-		Where("org_id = ? AND id = ? AND status NOT IN ?", orgID, deliveryID, finalStatuses).
+		Where("org_id = ? AND id = ? AND status IN ?", orgID, deliveryID, webhook.Deliveries.Sources(webhook.StatusDropped)).
 		Updates(map[string]any{"status": webhook.StatusDropped, "last_error": truncateText(reason, maxErrorText),
 			"next_attempt_at": nil, "updated_at": time.Now().UTC()}).Error
 	if err != nil {

@@ -1,5 +1,7 @@
 package webhook
 
+import "github.com/svcplatform/svc/internal/statemachine"
+
 // DeliveryStatus is the state of one delivery (SPEC 2.4, 3.3).
 type DeliveryStatus string
 
@@ -17,4 +19,17 @@ const (
 )
 
 // Final reports whether no further attempt follows this status.
-func (s DeliveryStatus) Final() bool { return s == StatusDelivered || s == StatusDropped }
+func (s DeliveryStatus) Final() bool { return Deliveries.Terminal(s) }
+
+// Deliveries is a delivery's transition table: the store records an attempt or a drop only
+// along it, so a late or retried write never reopens a delivered or dropped one. A redelivery
+// is a new delivery.
+var Deliveries = statemachine.New("webhook delivery", StatusPending,
+	[]DeliveryStatus{StatusPending, StatusFailed, StatusDelivered, StatusDropped},
+	statemachine.Move[DeliveryStatus]{From: StatusPending, To: StatusDelivered, By: "2xx"},
+	statemachine.Move[DeliveryStatus]{From: StatusPending, To: StatusFailed, By: "attempt failed, another scheduled"},
+	statemachine.Move[DeliveryStatus]{From: StatusPending, To: StatusDropped, By: "410 Gone, or subscription deleted"},
+	statemachine.Move[DeliveryStatus]{From: StatusFailed, To: StatusFailed, By: "attempt failed, another scheduled"},
+	statemachine.Move[DeliveryStatus]{From: StatusFailed, To: StatusDelivered, By: "2xx"},
+	statemachine.Move[DeliveryStatus]{From: StatusFailed, To: StatusDropped, By: "attempts exhausted, or 410 Gone"},
+)

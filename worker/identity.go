@@ -1,14 +1,9 @@
 package worker
 
 import (
-	"context"
-	"errors"
 	"log/slog"
-	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"go.temporal.io/sdk/activity"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -39,27 +34,8 @@ func registerIdentity(q map[string]sdkworker.Worker, c client.Client, d Deps) er
 	w.RegisterWorkflowWithOptions(idvwf.Retention, workflow.RegisterOptions{Name: idvwf.RetentionName})
 	w.RegisterActivity(acts)
 	q[workflows.QueueDocumentsText].RegisterActivityWithOptions(acts.ReadIdentityDocument, activity.RegisterOptions{Name: idvwf.ActivityReadDocument})
-	ensureRetentionSchedule(c, d, log)
+	ensureSchedules(c, log, schedule{id: idvwf.RetentionScheduleID, workflow: idvwf.RetentionName, queue: workflows.QueueIdentity,
+		every: d.Config.Identity.PurgeEvery, arg: idvwf.RetentionInput{Retention: d.Config.Identity.Retention},
+		unless: "expired identity data is not deleted"})
 	return nil
-}
-
-// ensureRetentionSchedule creates the Temporal Schedule that deletes expired identity data
-// (config identity.retention, every identity.purge_every), once per namespace: a second
-// worker finds it there. A failure is logged, not fatal: verifications still run.
-func ensureRetentionSchedule(c client.Client, d Deps, log *slog.Logger) {
-	if c == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
-		ID:      idvwf.RetentionScheduleID,
-		Spec:    client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: d.Config.Identity.PurgeEvery}}},
-		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
-		Action: &client.ScheduleWorkflowAction{ID: idvwf.RetentionScheduleID, Workflow: idvwf.RetentionName, TaskQueue: workflows.QueueIdentity,
-			Args: []any{idvwf.RetentionInput{Retention: d.Config.Identity.Retention}}},
-	})
-	if err != nil && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		log.Error("identity retention schedule not created: expired identity data is not deleted", "error", err)
-	}
 }

@@ -99,7 +99,7 @@ func (r *Reconciler) reconcile(ctx context.Context, wfType, id, runID, orgID str
 
 func (r *Reconciler) endExecution(ctx context.Context, orgID, id, msg string, closed time.Time) (bool, error) {
 	e, err := r.Store.Orchestration.GetExecution(ctx, orgID, id)
-	if errors.Is(err, store.ErrNotFound) || err == nil && orch.Terminal(e.Status) {
+	if errors.Is(err, store.ErrNotFound) || err == nil && orch.Executions.Terminal(e.Status) {
 		return false, nil
 	}
 	if err != nil {

@@ -266,7 +266,7 @@ func (h *Handler) cancelExecution(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if orch.Terminal(e.Status) {
+	if !orch.Executions.Can(e.Status, orch.ExecutionCancelled) {
 		api.StateConflict(c, e.Status, orch.ExecutionCancelled)
 		return
 	}

@@ -1,6 +1,7 @@
 package orchestration
 
-// Execution states (SPEC 3.1): pending → running → succeeded | failed | cancelled.
+// Execution states (SPEC 3.1): pending → running → succeeded | failed | cancelled; the moves
+// are the table Executions (states.go).
 const (
 	ExecutionPending   = "pending"
 	ExecutionRunning   = "running"
@@ -26,15 +27,6 @@ const (
 	ApprovalRejected  = "rejected"
 	ApprovalCancelled = "cancelled"
 )
-
-// Terminal reports whether an execution, step or approval state is final.
-func Terminal(state string) bool {
-	switch state {
-	case ExecutionSucceeded, ExecutionFailed, ExecutionCancelled, ApprovalApproved, ApprovalRejected:
-		return true
-	}
-	return false
-}
 
 // DecisionState is the approval state a decision leads to ("" for an unknown decision).
 func DecisionState(decision string) string {

@@ -18,6 +18,7 @@ const (
 	ActivityPruneEvents            = "PruneEvents"
 	ActivityPruneIdempotency       = "PruneIdempotency"
 	ActivityPruneRateLimitCounters = "PruneRateLimitCounters"
+	ActivityPruneDocumentFiles     = "PruneDocumentFiles"
 )
 
 // Prune is one kind of row to prune: the activity that prunes it and how long it is kept.
