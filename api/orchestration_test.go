@@ -38,7 +38,7 @@ func newWorkflow(t testing.TB, h *apitest.Harness, org string) *store.Workflow {
 }
 
 // newExecution stores an execution of org in the given state, as the workflow's activities would.
-func newExecution(t testing.TB, h *apitest.Harness, org, status string) *store.Execution {
+func newExecution(t testing.TB, h *apitest.Harness, org string, status orchestration.ExecutionStatus) *store.Execution {
 	t.Helper()
 	ctx := context.Background()
 	w := newWorkflow(t, h, org)
@@ -265,7 +265,7 @@ func TestExecutionsReadAndCancel(t *testing.T) {
 	key := h.Key("executions:write")
 	byStatus := map[string]*store.Execution{}
 	for _, st := range []string{"pending", "running", "succeeded", "failed", "cancelled"} {
-		byStatus[st] = newExecution(t, h, h.Org.ID, st)
+		byStatus[st] = newExecution(t, h, h.Org.ID, orchestration.ExecutionStatus(st))
 	}
 	newApproval(t, h, byStatus["running"], "role:reviewer")
 

@@ -40,16 +40,16 @@ type WorkflowVersion struct {
 // Execution is one run of a workflow version; the Execution workflow keeps it in step
 // with Temporal through its activities, so lists and filters never query Temporal.
 type Execution struct {
-	ID              string         `gorm:"primaryKey;size:40"`
-	OrgID           string         `gorm:"size:40;not null;index:ix_executions_org_created,priority:1"`
-	WorkflowID      string         `gorm:"size:40;not null;index"`
-	WorkflowSlug    string         `gorm:"size:100;not null"`
-	WorkflowVersion int            `gorm:"not null"`
-	Status          string         `gorm:"size:16;not null;index"`
-	Inputs          map[string]any `gorm:"serializer:json;type:text"`
-	Output          any            `gorm:"serializer:json;type:text"`
-	ExternalID      string         `gorm:"size:200;index"`
-	StartedBy       string         `gorm:"size:40"`
+	ID              string                        `gorm:"primaryKey;size:40"`
+	OrgID           string                        `gorm:"size:40;not null;index:ix_executions_org_created,priority:1"`
+	WorkflowID      string                        `gorm:"size:40;not null;index"`
+	WorkflowSlug    string                        `gorm:"size:100;not null"`
+	WorkflowVersion int                           `gorm:"not null"`
+	Status          orchestration.ExecutionStatus `gorm:"size:16;not null;index"`
+	Inputs          map[string]any                `gorm:"serializer:json;type:text"`
+	Output          any                           `gorm:"serializer:json;type:text"`
+	ExternalID      string                        `gorm:"size:200;index"`
+	StartedBy       string                        `gorm:"size:40"`
 	// RunID is the Temporal run of the execution (for links to the Temporal UI), set when it starts running.
 	RunID        string    `gorm:"size:64"`
 	FailedStepID string    `gorm:"size:40"`
@@ -64,30 +64,30 @@ type Execution struct {
 
 // Step is one node run of an execution (stp_ id); an execution runs a node at most once.
 type Step struct {
-	ID          string `gorm:"primaryKey;size:40"`
-	OrgID       string `gorm:"size:40;not null;index"`
-	ExecutionID string `gorm:"size:40;not null;uniqueIndex:ux_steps_execution_node,priority:1"`
-	NodeID      string `gorm:"size:64;not null;uniqueIndex:ux_steps_execution_node,priority:2"`
-	Kind        string `gorm:"size:40;not null"`
-	Status      string `gorm:"size:16;not null"`
-	Attempts    int    `gorm:"not null"`
-	Output      any    `gorm:"serializer:json;type:text"`
-	Error       string `gorm:"type:text"`
+	ID          string                   `gorm:"primaryKey;size:40"`
+	OrgID       string                   `gorm:"size:40;not null;index"`
+	ExecutionID string                   `gorm:"size:40;not null;uniqueIndex:ux_steps_execution_node,priority:1"`
+	NodeID      string                   `gorm:"size:64;not null;uniqueIndex:ux_steps_execution_node,priority:2"`
+	Kind        string                   `gorm:"size:40;not null"`
+	Status      orchestration.StepStatus `gorm:"size:16;not null"`
+	Attempts    int                      `gorm:"not null"`
+	Output      any                      `gorm:"serializer:json;type:text"`
+	Error       string                   `gorm:"type:text"`
 	StartedAt   time.Time
 	CompletedAt *time.Time
 }
 
 // Approval is a human_approval a run waits on (apr_ id); StepID is its step.
 type Approval struct {
-	ID          string         `gorm:"primaryKey;size:40"`
-	OrgID       string         `gorm:"size:40;not null;index:ix_approvals_org_status,priority:1"`
-	ExecutionID string         `gorm:"size:40;not null;index"`
-	StepID      string         `gorm:"size:40;not null;uniqueIndex"`
-	NodeID      string         `gorm:"size:64;not null"`
-	ActionLabel string         `gorm:"size:1000;not null"`
-	AssignTo    string         `gorm:"size:200;not null;index"`
-	Data        map[string]any `gorm:"serializer:json;type:text"`
-	Status      string         `gorm:"size:16;not null;index:ix_approvals_org_status,priority:2"`
+	ID          string                       `gorm:"primaryKey;size:40"`
+	OrgID       string                       `gorm:"size:40;not null;index:ix_approvals_org_status,priority:1"`
+	ExecutionID string                       `gorm:"size:40;not null;index"`
+	StepID      string                       `gorm:"size:40;not null;uniqueIndex"`
+	NodeID      string                       `gorm:"size:64;not null"`
+	ActionLabel string                       `gorm:"size:1000;not null"`
+	AssignTo    string                       `gorm:"size:200;not null;index"`
+	Data        map[string]any               `gorm:"serializer:json;type:text"`
+	Status      orchestration.ApprovalStatus `gorm:"size:16;not null;index:ix_approvals_org_status,priority:2"`
 	// StartedBy is the user who started the execution: the one who may not resolve it.
 	StartedBy string `gorm:"size:40"`
 	DecidedBy string `gorm:"size:40"`
@@ -237,7 +237,7 @@ func (s *Orchestration) MarkExecutionRunning(ctx context.Context, e *Execution, 
 
 // ExecutionEnd is the terminal state of an execution.
 type ExecutionEnd struct {
-	Status       string
+	Status       orchestration.ExecutionStatus
 	Output       any
 	FailedStepID string
 	ErrorMessage string
@@ -291,7 +291,7 @@ func (s *Orchestration) CreateApproval(ctx context.Context, a *Approval) error {
 
 // ApprovalEnd is how an approval ended.
 type ApprovalEnd struct {
-	Status    string
+	Status    orchestration.ApprovalStatus
 	DecidedBy string
 	Comment   string
 	TimedOut  bool

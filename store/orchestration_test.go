@@ -213,7 +213,7 @@ func TestOrchestrationLists(t *testing.T) {
 
 		// Five executions a minute apart, oldest first: statuses and externalIds vary.
 		at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-		statuses := []string{orchestration.ExecutionPending, orchestration.ExecutionRunning, orchestration.ExecutionSucceeded,
+		statuses := []orchestration.ExecutionStatus{orchestration.ExecutionPending, orchestration.ExecutionRunning, orchestration.ExecutionSucceeded,
 			orchestration.ExecutionSucceeded, orchestration.ExecutionFailed}
 		var exes []*store.Execution
 		for i, status := range statuses {

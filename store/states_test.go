@@ -31,18 +31,18 @@ func TestExecutionAndApprovalWritesFollowTheirTables(t *testing.T) {
 		org := newOrg(t, s)
 		now := time.Now().UTC()
 		for _, p := range orchestration.Executions.Pairs() {
-			if p.To == orchestration.ExecutionPending {
+			if p.To == string(orchestration.ExecutionPending) {
 				continue // only creation makes a pending execution
 			}
-			e := &store.Execution{ID: ids.New(ids.Execution), OrgID: org, WorkflowID: "wkf_1", WorkflowSlug: "w", WorkflowVersion: 1, Status: p.From}
+			e := &store.Execution{ID: ids.New(ids.Execution), OrgID: org, WorkflowID: "wkf_1", WorkflowSlug: "w", WorkflowVersion: 1, Status: orchestration.ExecutionStatus(p.From)}
 			if err := s.DB.Create(e).Error; err != nil {
 				t.Fatal(err)
 			}
 			var err error
-			if p.To == orchestration.ExecutionRunning {
+			if p.To == string(orchestration.ExecutionRunning) {
 				err = s.Orchestration.MarkExecutionRunning(ctx, e, now)
 			} else {
-				err = s.Orchestration.FinishExecution(ctx, org, e.ID, store.ExecutionEnd{Status: p.To, CompletedAt: now})
+				err = s.Orchestration.FinishExecution(ctx, org, e.ID, store.ExecutionEnd{Status: orchestration.ExecutionStatus(p.To), CompletedAt: now})
 			}
 			if err != nil {
 				t.Fatalf("execution %s → %s: %v", p.From, p.To, err)
@@ -51,25 +51,25 @@ func TestExecutionAndApprovalWritesFollowTheirTables(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantMove(t, "execution", p.From, p.To, got.Status, p.Allowed)
+			wantMove(t, "execution", p.From, p.To, string(got.Status), p.Allowed)
 		}
 		for i, p := range orchestration.Approvals.Pairs() {
-			if p.To == orchestration.ApprovalPending {
+			if p.To == string(orchestration.ApprovalPending) {
 				continue
 			}
 			a := &store.Approval{ID: ids.New(ids.Approval), OrgID: org, ExecutionID: "exe_1", StepID: fmt.Sprintf("stp_%d", i),
-				NodeID: "n", ActionLabel: "ok?", AssignTo: "reviewer", Status: p.From}
+				NodeID: "n", ActionLabel: "ok?", AssignTo: "reviewer", Status: orchestration.ApprovalStatus(p.From)}
 			if err := s.DB.Create(a).Error; err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Orchestration.DecideApproval(ctx, org, a.ID, store.ApprovalEnd{Status: p.To, DecidedBy: "usr_1", DecidedAt: now}); err != nil {
+			if err := s.Orchestration.DecideApproval(ctx, org, a.ID, store.ApprovalEnd{Status: orchestration.ApprovalStatus(p.To), DecidedBy: "usr_1", DecidedAt: now}); err != nil {
 				t.Fatalf("approval %s → %s: %v", p.From, p.To, err)
 			}
 			var got store.Approval
 			if err := s.DB.Where("id = ?", a.ID).Take(&got).Error; err != nil {
 				t.Fatal(err)
 			}
-			wantMove(t, "approval", p.From, p.To, got.Status, p.Allowed)
+			wantMove(t, "approval", p.From, p.To, string(got.Status), p.Allowed)
 		}
 	})
 }

@@ -24,8 +24,7 @@ import (
 // the execution (422 four-eyes) before anything enters the run's history.
 
 // approvalStatuses are the states of an approval, the accepted values of the status filter.
-var approvalStatuses = []string{orch.ApprovalPending, orch.ApprovalApproved,
-	orch.ApprovalRejected, orch.ApprovalCancelled}
+var approvalStatuses = orch.Approvals.Names()
 
 // maxApprovalComment is the longest comment a resolver may leave (the store column's size).
 const maxApprovalComment = 2000
@@ -52,7 +51,7 @@ type approvalView struct {
 func newApprovalView(a *store.Approval) approvalView {
 	v := approvalView{
 		ID: a.ID, ExecutionID: a.ExecutionID, StepID: a.StepID, NodeID: a.NodeID, ActionLabel: a.ActionLabel, AssignTo: a.AssignTo,
-		Data: a.Data, Status: a.Status, StartedBy: api.Nullable(a.StartedBy), DecidedBy: api.Nullable(a.DecidedBy), Comment: api.Nullable(a.Comment),
+		Data: a.Data, Status: string(a.Status), StartedBy: api.Nullable(a.StartedBy), DecidedBy: api.Nullable(a.DecidedBy), Comment: api.Nullable(a.Comment),
 		TimedOut: a.TimedOut, ExpiresAt: api.TimestampPtr(a.ExpiresAt), DecidedAt: api.TimestampPtr(a.DecidedAt), CreatedAt: api.Timestamp(a.CreatedAt),
 	}
 	if v.Data == nil {
@@ -153,7 +152,7 @@ func (h *Handler) resolveApproval(decision string) gin.HandlerFunc {
 		to := orch.DecisionState(decision)
 		if gone != nil && (a.Status != to || a.DecidedBy != p.UserID) {
 			// The run has ended: only this very decision, retried, is answered as done.
-			api.StateConflict(c, a.Status, to)
+			api.StateConflict(c, string(a.Status), string(to))
 			return
 		}
 		api.OK(c, newApprovalView(a))

@@ -30,8 +30,7 @@ import (
 const MaxInputsBytes = 256 << 10
 
 // executionStatuses are the states of SPEC 3.1, the accepted values of the status filter.
-var executionStatuses = []string{orch.ExecutionPending, orch.ExecutionRunning,
-	orch.ExecutionSucceeded, orch.ExecutionFailed, orch.ExecutionCancelled}
+var executionStatuses = orch.Executions.Names()
 
 // executionView is an execution as lists show it.
 type executionView struct {
@@ -78,7 +77,7 @@ type stepView struct {
 
 func newExecutionView(e *store.Execution) executionView {
 	return executionView{
-		ID: e.ID, WorkflowID: e.WorkflowID, WorkflowSlug: e.WorkflowSlug, WorkflowVersion: e.WorkflowVersion, Status: e.Status,
+		ID: e.ID, WorkflowID: e.WorkflowID, WorkflowSlug: e.WorkflowSlug, WorkflowVersion: e.WorkflowVersion, Status: string(e.Status),
 		ExternalID: api.Nullable(e.ExternalID), StartedBy: api.Nullable(e.StartedBy), FailedStepID: api.Nullable(e.FailedStepID),
 		ErrorMessage: api.Nullable(e.ErrorMessage), CancelReason: api.Nullable(e.CancelReason), CancelledBy: api.Nullable(e.CancelledBy),
 		CreatedAt: api.Timestamp(e.CreatedAt), StartedAt: api.TimestampPtr(e.StartedAt), CompletedAt: api.TimestampPtr(e.CompletedAt),
@@ -87,7 +86,7 @@ func newExecutionView(e *store.Execution) executionView {
 }
 
 func newStepView(st *store.Step) stepView {
-	return stepView{ID: st.ID, NodeID: st.NodeID, Kind: st.Kind, Status: st.Status, Attempts: st.Attempts, Output: st.Output,
+	return stepView{ID: st.ID, NodeID: st.NodeID, Kind: st.Kind, Status: string(st.Status), Attempts: st.Attempts, Output: st.Output,
 		Error: api.Nullable(st.Error), StartedAt: api.Timestamp(st.StartedAt), CompletedAt: api.TimestampPtr(st.CompletedAt)}
 }
 
@@ -267,7 +266,7 @@ func (h *Handler) cancelExecution(c *gin.Context) {
 		return
 	}
 	if !orch.Executions.Can(e.Status, orch.ExecutionCancelled) {
-		api.StateConflict(c, e.Status, orch.ExecutionCancelled)
+		api.StateConflict(c, string(e.Status), string(orch.ExecutionCancelled))
 		return
 	}
 	if !api.TemporalAvailable(c, h.Temporal) {
@@ -284,7 +283,7 @@ func (h *Handler) cancelExecution(c *gin.Context) {
 	if errors.As(err, &gone) {
 		// The run ended in between: its row says how.
 		if e, ok = h.loadExecution(c); ok {
-			api.StateConflict(c, e.Status, orch.ExecutionCancelled)
+			api.StateConflict(c, string(e.Status), string(orch.ExecutionCancelled))
 		}
 		return
 	}

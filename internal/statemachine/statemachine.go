@@ -61,6 +61,15 @@ func (t *Table[S]) Initial() S { return t.initial }
 // States lists every state, in the table's order.
 func (t *Table[S]) States() []S { return slices.Clone(t.states) }
 
+// Names lists every state as a string, in the table's order (e.g. a list filter's values).
+func (t *Table[S]) Names() []string {
+	out := make([]string, len(t.states))
+	for i, s := range t.states {
+		out[i] = string(s)
+	}
+	return out
+}
+
 // Moves lists every allowed move.
 func (t *Table[S]) Moves() []Move[S] { return slices.Clone(t.moves) }
 

@@ -271,10 +271,10 @@ func (r *execRun) finishStep(ctx workflow.Context, st *step, rec StepRecord, nam
 
 // recordStep runs the RecordStep activity for rec.
 func recordStep(ctx workflow.Context, rec StepRecord) error {
-	return workflow.ExecuteActivity(storeCtx(ctx, "step "+rec.NodeID+" "+rec.Status), ActivityRecordStep, rec).Get(ctx, nil)
+	return workflow.ExecuteActivity(storeCtx(ctx, "step "+rec.NodeID+" "+string(rec.Status)), ActivityRecordStep, rec).Get(ctx, nil)
 }
 
-func (r *execRun) stepRecord(st *step, status string) StepRecord {
+func (r *execRun) stepRecord(st *step, status orch.StepStatus) StepRecord {
 	return StepRecord{
 		StepID: st.id, OrgID: r.in.OrgID, ExecutionID: r.in.ExecutionID, NodeID: st.node.ID, Kind: st.node.Kind,
 		Status: status, Attempts: st.attempts, StartedAt: st.started,
@@ -366,7 +366,7 @@ func (r *execRun) cancelled(ctx, dctx workflow.Context) (ExecutionResult, error)
 
 // finishExecution runs the FinishExecution activity for fin.
 func finishExecution(ctx workflow.Context, fin FinishInput) error {
-	return workflow.ExecuteActivity(storeCtx(ctx, "finish: "+fin.Status), ActivityFinishExecution, fin).Get(ctx, nil)
+	return workflow.ExecuteActivity(storeCtx(ctx, "finish: "+string(fin.Status)), ActivityFinishExecution, fin).Get(ctx, nil)
 }
 
 // storeCtx sets the options of the bookkeeping activities (store writes and events):

@@ -15,7 +15,7 @@ import (
 // approval is one human_approval of a run.
 type approval struct {
 	id, stepID, nodeID, assignTo string
-	status                       string
+	status                       orch.ApprovalStatus
 	decidedBy, comment           string
 	decidedAt                    time.Time
 	timedOut                     bool
@@ -127,7 +127,7 @@ func (r *execRun) validateResolve(_ workflow.Context, req ResolveApprovalRequest
 		return workflows.RejectUpdate(workflows.ErrTypeNotFound, "approval not found")
 	}
 	if ap.status != orch.ApprovalPending {
-		return workflows.StateConflictError(ap.status, to)
+		return workflows.StateConflictError(string(ap.status), string(to))
 	}
 	if req.ActorUserID == "" {
 		return workflows.RejectUpdate(workflows.ErrTypeInvalidArgument, "actorUserId is required")
@@ -150,7 +150,7 @@ func (r *execRun) resolve(ctx workflow.Context, req ResolveApprovalRequest) (App
 	if err := workflow.Await(ctx, func() bool { return ap.stored }); err != nil {
 		return ApprovalResult{}, err
 	}
-	if err := workflow.ExecuteActivity(storeCtx(ctx, "approval "+ap.nodeID+" "+ap.status), ActivityResolveApproval, ap.decision(r.in.OrgID)).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(storeCtx(ctx, "approval "+ap.nodeID+" "+string(ap.status)), ActivityResolveApproval, ap.decision(r.in.OrgID)).Get(ctx, nil); err != nil {
 		return ApprovalResult{}, err
 	}
 	ap.recorded = true

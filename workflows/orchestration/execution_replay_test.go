@@ -56,7 +56,7 @@ type recordScenario struct {
 	// drive acts on the running execution (updates, cancel) and returns when done.
 	drive func(t *testing.T, c client.Client, id string, f *fakeOrchestration)
 	// want is the execution's terminal state.
-	want string
+	want orch.ExecutionStatus
 }
 
 // TestRecordExecutionHistories records the histories TestExecutionReplay replays. It needs a

@@ -145,7 +145,7 @@ func (f *fakeOrchestration) lastEvent(name string) workflows.PublishEventInput {
 func (f *fakeOrchestration) stepLog() []string {
 	var out []string
 	for _, s := range f.steps {
-		out = append(out, s.NodeID+":"+s.Status)
+		out = append(out, s.NodeID+":"+string(s.Status))
 	}
 	return out
 }

@@ -47,8 +47,8 @@ type ExecutionInput struct {
 
 // ExecutionResult is what a succeeded execution returns.
 type ExecutionResult struct {
-	Status string `json:"status"`
-	Output any    `json:"output"`
+	Status orch.ExecutionStatus `json:"status"`
+	Output any                  `json:"output"`
 }
 
 // ExecutionStartOptions are the options the API starts an execution with: workflow id =
@@ -81,7 +81,7 @@ type StepRecord struct {
 	ExecutionID string
 	NodeID      string
 	Kind        string
-	Status      string
+	Status      orch.StepStatus
 	Attempts    int
 	Output      any
 	Error       string
@@ -124,7 +124,7 @@ type ApprovalRecord struct {
 type ApprovalDecision struct {
 	ApprovalID string
 	OrgID      string
-	Status     string
+	Status     orch.ApprovalStatus
 	DecidedBy  string
 	Comment    string
 	DecidedAt  time.Time
@@ -135,7 +135,7 @@ type ApprovalDecision struct {
 type FinishInput struct {
 	ExecutionID  string
 	OrgID        string
-	Status       string
+	Status       orch.ExecutionStatus
 	Output       any
 	FailedStepID string
 	ErrorMessage string
@@ -160,14 +160,14 @@ type ResolveApprovalRequest struct {
 
 // ApprovalResult is the resolved approval the Update returns.
 type ApprovalResult struct {
-	ApprovalID  string    `json:"approvalId"`
-	StepID      string    `json:"stepId"`
-	ExecutionID string    `json:"executionId"`
-	NodeID      string    `json:"nodeId"`
-	Status      string    `json:"status"`
-	DecidedBy   string    `json:"decidedBy,omitempty"`
-	Comment     string    `json:"comment,omitempty"`
-	DecidedAt   time.Time `json:"decidedAt"`
+	ApprovalID  string              `json:"approvalId"`
+	StepID      string              `json:"stepId"`
+	ExecutionID string              `json:"executionId"`
+	NodeID      string              `json:"nodeId"`
+	Status      orch.ApprovalStatus `json:"status"`
+	DecidedBy   string              `json:"decidedBy,omitempty"`
+	Comment     string              `json:"comment,omitempty"`
+	DecidedAt   time.Time           `json:"decidedAt"`
 }
 
 // CancelRequest is the payload of the cancel-request signal.
