@@ -32,11 +32,16 @@ type RateLimitOverride struct {
 // Hit counts one request for key in the window starting at windowStart (Unix seconds) and
 // returns the window's count including it: one atomic upsert, on SQLite and PostgreSQL alike.
 func (s *RateLimits) Hit(ctx context.Context, key string, windowStart, expiresAt int64) (int64, error) {
+	return s.Add(ctx, key, windowStart, expiresAt, 1)
+}
+
+// Add counts n requests for key in the window starting at windowStart, like Hit.
+func (s *RateLimits) Add(ctx context.Context, key string, windowStart, expiresAt, n int64) (int64, error) {
 	var hits int64
 	err := s.DB.WithContext(ctx).Raw(
-		`INSERT INTO rate_limit_counters (bucket_key, window_start, hits, expires_at) VALUES (?, ?, 1, ?)
-		 ON CONFLICT (bucket_key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
-		 RETURNING hits`, key, windowStart, expiresAt).Scan(&hits).Error
+		`INSERT INTO rate_limit_counters (bucket_key, window_start, hits, expires_at) VALUES (?, ?, ?, ?)
+		 ON CONFLICT (bucket_key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + ?
+		 RETURNING hits`, key, windowStart, n, expiresAt, n).Scan(&hits).Error
 	return hits, err
 }
 

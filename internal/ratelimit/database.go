@@ -9,9 +9,10 @@ import (
 	"github.com/svcplatform/svc/store"
 )
 
-// Database counts in the application database (config ratelimit.store=database, the default):
-// one atomic INSERT … ON CONFLICT DO UPDATE … RETURNING per request, on SQLite and PostgreSQL,
-// so every API process sharing the database shares the counters.
+// Database counts in the application database (config ratelimit.store=database, the default),
+// shared by every API process on it: each process leases slices of a window's budget with one
+// atomic INSERT … ON CONFLICT DO UPDATE … RETURNING (Lease) and spends them locally, so the
+// database sees one write per slice (a twentieth of the limit), not one per request.
 type Database struct {
 	store *store.Store
 	log   *slog.Logger
@@ -39,6 +40,16 @@ func (d *Database) Hit(ctx context.Context, key string, start time.Time, window 
 		defer d.writes.Unlock()
 	}
 	return d.store.RateLimits.Hit(ctx, key, start.Unix(), start.Add(window).Unix())
+}
+
+// Lease implements Leaser.
+func (d *Database) Lease(ctx context.Context, key string, start time.Time, window time.Duration, n int64) (int64, error) {
+	d.purgeNowAndThen(ctx, start)
+	if d.store.Dialect == "sqlite" {
+		d.writes.Lock()
+		defer d.writes.Unlock()
+	}
+	return d.store.RateLimits.Add(ctx, key, start.Unix(), start.Add(window).Unix(), n)
 }
 
 // purgeNowAndThen deletes ended windows at most once a minute per process. now is a window's

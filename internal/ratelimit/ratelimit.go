@@ -1,7 +1,8 @@
 // Package ratelimit counts requests per key in fixed windows and decides whether one more is
 // allowed (SPEC 8). The counters live behind one interface, Store, with two implementations:
-// Database (shared by every API process through the application database, one atomic upsert per
-// request) and Memory (one process only: svc dev and tests).
+// Database (shared by every API process through the application database: a process leases a
+// slice of a window's budget with one atomic upsert and spends it locally, lease.go) and Memory
+// (one process only: svc dev and tests).
 package ratelimit
 
 import (
@@ -43,10 +44,19 @@ func (d Decision) RetryAfterSeconds() int64 {
 	return s
 }
 
+// Leaser is a Store shared by several processes that can count n requests at once: a
+// process leases a slice of a window's budget and spends it locally (lease.go), so that the
+// shared store sees one write per slice rather than one per request.
+type Leaser interface {
+	// Lease adds n to key's count in the window and returns the count including them.
+	Lease(ctx context.Context, key string, start time.Time, window time.Duration, n int64) (int64, error)
+}
+
 // Limiter applies rules to keys using a Store and a clock.
 type Limiter struct {
-	store Store
-	now   func() time.Time
+	store  Store
+	now    func() time.Time
+	leases *leases // nil unless the store is a Leaser
 }
 
 // New makes a Limiter; now is the clock (nil means time.Now), which tests control.
@@ -54,7 +64,11 @@ func New(store Store, now func() time.Time) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &Limiter{store: store, now: now}
+	l := &Limiter{store: store, now: now}
+	if ls, ok := store.(Leaser); ok {
+		l.leases = newLeases(ls)
+	}
+	return l
 }
 
 // Allow counts one request for key under rule and decides. Windows are aligned to the Unix epoch
@@ -67,6 +81,13 @@ func (l *Limiter) Allow(ctx context.Context, key string, rule Rule) (Decision, e
 	secs := int64(rule.Window / time.Second)
 	start := time.Unix(now.Unix()-floorMod(now.Unix(), secs), 0).UTC()
 	window := time.Duration(secs) * time.Second
+	if l.leases != nil {
+		d, err := l.leases.allow(ctx, key, rule, start, window, now)
+		if err != nil {
+			return Decision{}, fmt.Errorf("ratelimit: %w", err)
+		}
+		return d, nil
+	}
 	n, err := l.store.Hit(ctx, key, start, window)
 	if err != nil {
 		return Decision{}, fmt.Errorf("ratelimit: %w", err)
