@@ -78,6 +78,8 @@ type HTTPConfig struct {
 	MaxBodyBytes   int64         `mapstructure:"max_body_bytes"`
 	TrustedProxies []string      `mapstructure:"trusted_proxies"`
 	ShutdownGrace  time.Duration `mapstructure:"shutdown_grace"`
+	// PprofAddr serves Go's profiles on a listener of its own; empty serves none.
+	PprofAddr string `mapstructure:"pprof_addr"`
 }
 
 // DatabaseConfig selects the application database.
@@ -185,6 +187,7 @@ var keys = []Key{
 	{"http.max_body_bytes", int64(1 << 20), "JSON body size cap; larger bodies get 413"},
 	{"http.trusted_proxies", []string{}, "CIDRs of proxies whose X-Forwarded-For is trusted for the client IP (none by default)"},
 	{"http.shutdown_grace", 10 * time.Second, "how long a stopping API drains in-flight requests"},
+	{"http.pprof_addr", "", "host:port serving Go's profiles (/debug/pprof/) on a listener of their own, for svc api, svc worker and svc dev; empty (the default) serves none; bind it to loopback"},
 	{"database.url", "", "postgres:// URL of the application database; empty means SQLite at <data_dir>/svc.db"},
 	{"temporal.address", "", "host:port of an external Temporal frontend; empty in svc dev means the embedded server"},
 	{"temporal.namespace", "default", "Temporal namespace"},

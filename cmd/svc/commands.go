@@ -107,6 +107,9 @@ func newAPI() *cobra.Command {
 			}
 			defer a.Close()
 			cfg, logger := a.Config, a.Logger
+			if _, err := app.ServeProfiles(cmd.Context(), cfg.HTTP.PprofAddr, logger); err != nil {
+				return fmt.Errorf("http.pprof_addr %s: %w", cfg.HTTP.PprofAddr, err)
+			}
 			return a.ServeAPI(cmd.Context(), cfg.HTTP.Addr, func(addr net.Addr) {
 				logger.Info("api listening", "addr", addr.String(), "environment", cfg.Environment)
 			})
@@ -128,6 +131,9 @@ func newWorker() *cobra.Command {
 			}
 			defer a.Close()
 			cfg, logger := a.Config, a.Logger
+			if _, err := app.ServeProfiles(cmd.Context(), cfg.HTTP.PprofAddr, logger); err != nil {
+				return fmt.Errorf("http.pprof_addr %s: %w", cfg.HTTP.PprofAddr, err)
+			}
 			ws, err := a.Workers()
 			if err != nil {
 				return err

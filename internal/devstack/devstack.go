@@ -119,6 +119,11 @@ func Start(ctx context.Context, cfg *config.Config, logger *slog.Logger) (s *Sta
 	s.cancel = cancel
 	s.apiDone = make(chan error, 1)
 	srv := a.API()
+	if _, err := app.ServeProfiles(apiCtx, cfg.HTTP.PprofAddr, logger); err != nil {
+		cancel()
+		_ = ln.Close()
+		return nil, fmt.Errorf("http.pprof_addr %s: %w", cfg.HTTP.PprofAddr, err)
+	}
 	go func() { s.apiDone <- srv.Serve(apiCtx, ln, cfg.HTTP.ShutdownGrace) }()
 	return s, nil
 }
