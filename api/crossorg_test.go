@@ -37,6 +37,16 @@ var crossOrgFixtures = map[string]crossOrgFixture{
 		},
 		bodies: map[string]any{"PATCH /api/api-keys/:id": map[string]any{"name": "renamed", "scopes": []string{"write"}}},
 	},
+	"/api/customers/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			c := &store.Customer{ID: ids.New(ids.Customer), OrgID: owner.Org.ID, Type: "person", FullName: "Siti Rahayu", Status: "active"}
+			if err := h.Store.Customers.Create(context.Background(), c); err != nil {
+				t.Fatal(err)
+			}
+			return c.ID
+		},
+		bodies: map[string]any{"PATCH /api/customers/:id": map[string]any{"fullName": "renamed", "status": "inactive", "monitoring": true}},
+	},
 	"/api/users/:id": {
 		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string { return owner.User.ID },
 		bodies: map[string]any{"PATCH /api/users/:id": map[string]any{"name": "renamed", "disabled": true, "role": "viewer"}},

@@ -79,3 +79,35 @@ func FuzzAPIKeyBodies(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCustomerBodies: any body to customer creation and PATCH answers a success or a client
+// error, never a 5xx.
+func FuzzCustomerBodies(f *testing.F) {
+	h := apitest.New(f, apitest.Options{})
+	h.NoRateLimits(h.Org.ID)
+	created := h.Do("POST", "/api/customers", h.AdminKey, map[string]any{"type": "person", "fullName": "Fuzz Target"})
+	target := created.Data()["id"].(string)
+	for _, s := range []string{
+		`{"type":"person","fullName":"Budi","birthDate":"1980-01-31","nationality":"ID","identifiers":[{"type":"tax_id","value":"1"}]}`,
+		`{"type":"organisation","fullName":"PT X","country":null,"monitoring":true}`,
+		`{"status":"inactive"}`, `{"status":null}`, `{"birthDate":"1980-02-30"}`, `{"identifiers":null}`,
+		`{"identifiers":[{"type":"a","value":"b","country":"zz"}]}`, `{"fullName":"\u0000"}`,
+		`[]`, `null`, `"x"`, `{`, ``, `{}{}`, `{"monitoring":"1"}`, `{"externalId":5}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		hh := h.With(t)
+		for _, req := range []apitest.Request{
+			{Method: "POST", Path: "/api/customers", Key: h.AdminKey, Body: body},
+			{Method: "PATCH", Path: "/api/customers/" + target, Key: h.AdminKey, Body: body},
+		} {
+			res := hh.Send(req)
+			switch res.Status {
+			case 200, 201, 400, 409, 413, 422:
+			default:
+				t.Fatalf("%s %s %q → %d %s", req.Method, req.Path, body, res.Status, res.Body)
+			}
+		}
+	})
+}

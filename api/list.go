@@ -231,3 +231,14 @@ func NextCursor(c *store.Cursor) string {
 	}
 	return c.String()
 }
+
+// SummaryOf is a list's summary=true counts with every status present, 0 included, so that a
+// client reads each status without checking for it.
+func SummaryOf(counts map[string]int64, statuses []string) map[string]int64 {
+	for _, st := range statuses {
+		if _, ok := counts[st]; !ok {
+			counts[st] = 0
+		}
+	}
+	return counts
+}

@@ -118,10 +118,10 @@ func lowerSecret(key string) string {
 
 // TestRoutesBelongToProducts: every product route carries its product (organisation
 // capabilities are checked by it), and the platform's own routes (health, metrics, OpenAPI,
-// sessions, keys, users, audit log, the caller's identity) carry none.
+// sessions, keys, users, audit log, customers, the caller's identity) carry none.
 func TestRoutesBelongToProducts(t *testing.T) {
 	h := apitest.New(t, apitest.Options{})
-	platform := regexp.MustCompile(`^/(healthz|readyz|metrics|openapi\.json|api/auth/|api/api-keys|api/users|api/audit-logs|api/organization|identity/api/auth/me)`)
+	platform := regexp.MustCompile(`^/(healthz|readyz|metrics|openapi\.json|api/auth/|api/api-keys|api/users|api/audit-logs|api/organization|api/customers|identity/api/auth/me)`)
 	byPrefix := map[string]string{
 		"/api/pings": auth.ProductOrchestration, "/api/workflows": auth.ProductOrchestration,
 		"/api/executions": auth.ProductOrchestration, "/api/approvals": auth.ProductOrchestration,

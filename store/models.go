@@ -16,5 +16,6 @@ func AllModels() []any {
 		&FraudRuleSet{}, &FraudRuleSetVersion{}, &FraudDecision{}, &FraudVelocityCounter{}, &FraudVelocitySeen{},
 		&FraudSubject{}, &FraudDeviceSession{}, &FraudValue{}, &FraudAlert{}, &FraudBacktest{},
 		&AITokenUsage{}, &AIExchange{}, &AutomationRun{},
+		&Customer{},
 	}
 }

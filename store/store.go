@@ -60,6 +60,8 @@ type Store struct {
 	Fraud *Fraud
 	// Automation holds the AI token ledger, the model exchanges' audit records and automation runs.
 	Automation *Automation
+	// Customers holds the shared customer resource (screening, fraud, identity and cases refer to it).
+	Customers *Customers
 }
 
 // handle is what the Store and every repository share: the database connection.
@@ -109,6 +111,7 @@ func newStore(db *gorm.DB, dialect string) *Store {
 		Orgs: &Orgs{h}, Users: &Users{h}, Keys: &Keys{h}, Sessions: &Sessions{h}, Audit: &Audit{h},
 		Idempotency: &Idempotency{h}, RateLimits: &RateLimits{h}, Identity: &Identity{h},
 		Statements: &Statements{h}, Fraud: &Fraud{h}, Automation: &Automation{h},
+		Customers: &Customers{h},
 	}
 }
 

@@ -147,11 +147,7 @@ func (h *Handler) listDocuments(c *gin.Context) {
 			api.Internal(c, err)
 			return
 		}
-		for _, st := range documentStatuses() { // every status shows, 0 included
-			if _, ok := summary[st]; !ok {
-				summary[st] = 0
-			}
-		}
+		summary = api.SummaryOf(summary, documentStatuses())
 	}
 	api.ListRows(c, rows, total, q, newDocumentView, summary)
 }

@@ -204,11 +204,7 @@ func (h *Handler) listExecutions(c *gin.Context) {
 			api.Internal(c, err)
 			return
 		}
-		for _, st := range executionStatuses { // every status shows, 0 included
-			if _, ok := summary[st]; !ok {
-				summary[st] = 0
-			}
-		}
+		summary = api.SummaryOf(summary, executionStatuses)
 	}
 	api.CursorRows(c, rows, next, newExecutionView, summary)
 }

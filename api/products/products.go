@@ -7,6 +7,7 @@ import (
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/accounts"
+	"github.com/svcplatform/svc/api/customers"
 	"github.com/svcplatform/svc/api/documents"
 	"github.com/svcplatform/svc/api/fraud"
 	"github.com/svcplatform/svc/api/identity"
@@ -27,6 +28,7 @@ func All(d api.Deps) []api.Product {
 	}
 	return []api.Product{
 		accounts.New(accounts.Deps{Config: d.Config, Store: d.Store, Now: d.Now}),
+		customers.New(customers.Deps{Store: d.Store, Now: d.Now}),
 		webhooks.New(webhooks.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now}),
 		orchestration.New(orchestration.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal}),
 		documents.New(documents.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now, Blobs: d.Blobs}),

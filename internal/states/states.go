@@ -4,6 +4,7 @@
 package states
 
 import (
+	"github.com/svcplatform/svc/internal/customers"
 	docintel "github.com/svcplatform/svc/internal/documents"
 	"github.com/svcplatform/svc/internal/fraud"
 	idv "github.com/svcplatform/svc/internal/identity"
@@ -20,6 +21,7 @@ func All() []statemachine.Diagram {
 		webhook.Deliveries,
 		idv.Table, idv.AttemptTable,
 		fraud.Reviews, fraud.Versions,
+		customers.Statuses,
 	}
 }
 
