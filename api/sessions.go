@@ -36,22 +36,13 @@ const (
 
 // authenticateSession resolves a session cookie to its user's principal, enforcing CSRF on writes.
 func (s *Server) authenticateSession(c *gin.Context, token string) {
-	sess, err := s.Store.Sessions.ByTokenHash(c.Request.Context(), auth.HashKey(token))
+	// The session and its user in one query: every dashboard request makes it.
+	sess, u, err := s.Store.Sessions.ByTokenHashWithUser(c.Request.Context(), auth.HashKey(token))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		Internal(c, err)
 		return
 	}
-	now := s.Now()
-	if sess == nil || !sess.Active(now) {
-		Fail(c, http.StatusUnauthorized, MsgMissingBearer)
-		return
-	}
-	u, err := s.Store.Users.Get(c.Request.Context(), sess.OrgID, sess.UserID)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		Internal(c, err)
-		return
-	}
-	if u == nil || u.Disabled {
+	if sess == nil || !sess.Active(s.Now()) || u.Disabled {
 		Fail(c, http.StatusUnauthorized, MsgMissingBearer)
 		return
 	}

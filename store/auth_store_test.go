@@ -174,6 +174,14 @@ func TestUsersAndSessions(t *testing.T) {
 		if err != nil || !got.Active(now) || got.Active(now.Add(time.Hour)) {
 			t.Fatalf("session = %+v, %v", got, err)
 		}
+		// The dashboard's lookup: the session and its user in one query.
+		js, ju, err := s.Sessions.ByTokenHashWithUser(ctx, "h1")
+		if err != nil || js.ID != sess.ID || js.CSRFToken != "c" || !js.Active(now) || ju.ID != u.ID || ju.Role != u.Role || ju.Email != u.Email || ju.Disabled {
+			t.Fatalf("session with user = %+v %+v, %v", js, ju, err)
+		}
+		if _, _, err := s.Sessions.ByTokenHashWithUser(ctx, "h-unknown"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("unknown token: %v", err)
+		}
 		yes := true
 		if _, err := s.Users.Update(ctx, "org_b", u.ID, store.UserChanges{Disabled: &yes, Now: now}); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("update across organisations: %v", err)
@@ -184,6 +192,9 @@ func TestUsersAndSessions(t *testing.T) {
 		}
 		if got, _ := s.Sessions.ByTokenHash(ctx, "h1"); got.Active(now) {
 			t.Fatal("disabling a user must end their sessions")
+		}
+		if _, ju, err := s.Sessions.ByTokenHashWithUser(ctx, "h1"); err != nil || !ju.Disabled {
+			t.Fatalf("session with a disabled user = %+v, %v", ju, err)
 		}
 		rows, total, err := s.Users.List(ctx, "org_a", store.Offset{Page: 1, Limit: 20}, store.Filter{Q: "ANN"})
 		if err != nil || total != 1 || rows[0].ID != u.ID {

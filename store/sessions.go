@@ -42,6 +42,31 @@ func (s *Sessions) ByTokenHash(ctx context.Context, hash string) (*Session, erro
 	return &sess, nil
 }
 
+// sessionWithUser is a session row joined with its user's, the user's columns prefixed u_.
+type sessionWithUser struct {
+	Session
+	User User `gorm:"embedded;embeddedPrefix:u_"`
+}
+
+// ByTokenHashWithUser finds a session by the SHA-256 of its cookie token together with its
+// user, in one query: every dashboard request makes it (ErrNotFound when either is missing).
+func (s *Sessions) ByTokenHashWithUser(ctx context.Context, hash string) (*Session, *User, error) {
+	var row sessionWithUser
+	res := s.DB.WithContext(ctx).Table("sessions").
+		Select(`sessions.*, users.id AS u_id, users.org_id AS u_org_id, users.email AS u_email, users.name AS u_name,
+			users.role AS u_role, users.password_hash AS u_password_hash, users.disabled AS u_disabled,
+			users.created_at AS u_created_at, users.updated_at AS u_updated_at`).
+		Joins("JOIN users ON users.id = sessions.user_id AND users.org_id = sessions.org_id").
+		Where("sessions.token_hash = ?", hash).Limit(1).Scan(&row)
+	if res.Error != nil {
+		return nil, nil, res.Error
+	}
+	if res.RowsAffected == 0 {
+		return nil, nil, ErrNotFound
+	}
+	return &row.Session, &row.User, nil
+}
+
 // Revoke ends one session of the organisation.
 func (s *Sessions) Revoke(ctx context.Context, orgID, id string, now time.Time) error {
 	return s.DB.WithContext(ctx).Model(&Session{}).
