@@ -96,7 +96,8 @@ func (a *Activities) EvaluateIdentityAttempt(ctx context.Context, in idvwf.Evalu
 	}
 	input := &idv.Input{Document: doc, Claimed: v.Claimed, Policy: v.Policy, Now: in.Now}
 	if v.Policy.RequireScreening && a.Screener != nil && status == idv.AttemptCompleted {
-		out, err := a.Screener.Screen(ctx, v.OrgID, v.Claimed.FullName, v.Claimed.BirthDate)
+		out, err := a.Screener.Screen(ctx, idv.ScreeningRequest{OrgID: v.OrgID, VerificationID: v.ID, AttemptNumber: att.Number,
+			FullName: v.Claimed.FullName, BirthDate: v.Claimed.BirthDate, CustomerID: v.CustomerID})
 		if err != nil {
 			a.logger().Warn("identity screening failed", "verificationId", v.ID, "error", err)
 			out = idv.ScreeningOutcome{Error: "screening failed"}
