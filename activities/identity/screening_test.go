@@ -29,18 +29,25 @@ func screeningClient(t *testing.T, h *apitest.Harness, key string) *idvacts.Scre
 		Keys: idvacts.ServiceKeysFunc(func(context.Context, string) (string, error) { return key, nil })}
 }
 
+// watchList gives the harness organisation a screening list of one person and returns an
+// identity service principal key that may screen.
+func watchList(t *testing.T, h *apitest.Harness, name, birthDate string) (key, keyID string) {
+	t.Helper()
+	list := h.Do("POST", "/api/screening-lists", h.AdminKey, map[string]any{"name": "watch list", "entries": []map[string]any{
+		{"id": "e1", "type": "person", "name": name, "birthDates": []string{birthDate}},
+	}})
+	if list.Status != http.StatusCreated {
+		t.Fatalf("list = %d %s", list.Status, list.Body)
+	}
+	return h.KeyWith(apitest.KeySpec{Scopes: []string{"screenings:write"}, ServiceSlug: idvacts.ServiceSlug})
+}
+
 // TestScreeningClientCallsTheScreeningProduct: the identity product screens a person through
 // the real screening API with a service principal key; the screening is recorded once per
 // attempt, and the audit log names the calling service.
 func TestScreeningClientCallsTheScreeningProduct(t *testing.T) {
 	h := apitest.New(t, apitest.Options{})
-	list := h.Do("POST", "/api/screening-lists", h.AdminKey, map[string]any{"name": "watch list", "entries": []map[string]any{
-		{"id": "e1", "type": "person", "name": "Sergei Ivanovich Petrov", "birthDates": []string{"1970-03-04"}},
-	}})
-	if list.Status != http.StatusCreated {
-		t.Fatalf("list = %d %s", list.Status, list.Body)
-	}
-	key, keyID := h.KeyWith(apitest.KeySpec{Scopes: []string{"screenings:write"}, ServiceSlug: idvacts.ServiceSlug})
+	key, keyID := watchList(t, h, "Sergei Ivanovich Petrov", "1970-03-04")
 	sc := screeningClient(t, h, key)
 	ctx := context.Background()
 	req := idv.ScreeningRequest{OrgID: h.Org.ID, VerificationID: "idv_1", AttemptNumber: 1, FullName: "Petrov Sergei", BirthDate: "1970-03-04"}
@@ -86,13 +93,7 @@ func TestScreeningClientCallsTheScreeningProduct(t *testing.T) {
 // to review with screening_match when the person is on a list, and verifies when not.
 func TestEvaluateScreensWhenThePolicyRequiresIt(t *testing.T) {
 	h := apitest.New(t, apitest.Options{})
-	list := h.Do("POST", "/api/screening-lists", h.AdminKey, map[string]any{"name": "watch list", "entries": []map[string]any{
-		{"id": "e1", "type": "person", "name": "Siti Rahayu", "birthDates": []string{"1990-06-05"}},
-	}})
-	if list.Status != http.StatusCreated {
-		t.Fatalf("list = %d %s", list.Status, list.Body)
-	}
-	key, _ := h.KeyWith(apitest.KeySpec{Scopes: []string{"screenings:write"}, ServiceSlug: idvacts.ServiceSlug})
+	key, _ := watchList(t, h, "Siti Rahayu", "1990-06-05")
 	ctx := context.Background()
 	yes := true
 	doc := idv.Document{Readable: true, Type: "ktp", MeanConfidence: 0.95, Words: 60, Fields: map[string]idv.DocumentField{
