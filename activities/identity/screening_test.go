@@ -132,8 +132,9 @@ func TestEvaluateScreensWhenThePolicyRequiresIt(t *testing.T) {
 		}
 		return res
 	}
-	if r := evaluate("Siti Rahayu", true); r.Outcome.Status != idv.StatusReview || len(r.Outcome.Reasons) != 1 || r.Outcome.Reasons[0] != idv.ReasonScreeningMatch {
-		t.Errorf("listed person = %+v", r.Outcome)
+	if r := evaluate("Siti Rahayu", true); r.Outcome.Status != idv.StatusReview || len(r.Outcome.Reasons) != 1 || r.Outcome.Reasons[0] != idv.ReasonScreeningMatch ||
+		!strings.HasPrefix(r.Checks[len(r.Checks)-1].ScreeningID, "scr_") {
+		t.Errorf("listed person = %+v %+v", r.Outcome, r.Checks[len(r.Checks)-1])
 	}
 	if r := evaluate("Dewi Lestari", true); r.Outcome.Status != idv.StatusVerified {
 		t.Errorf("unlisted person = %+v %+v", r.Outcome, r.Checks)
