@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	idvacts "github.com/svcplatform/svc/activities/identity"
 	"github.com/svcplatform/svc/api/apitest"
 	idv "github.com/svcplatform/svc/internal/identity"
@@ -102,7 +105,8 @@ func TestEvaluateScreensWhenThePolicyRequiresIt(t *testing.T) {
 		"nik":         {Value: "3174054506900003", Confidence: 0.99, Valid: &yes},
 		"valid_until": {Value: "SEUMUR HIDUP", Confidence: 0.9},
 	}}
-	acts := &idvacts.Activities{Store: h.Store, Checks: idv.DefaultChecks(nil), Screener: screeningClient(t, h, key)}
+	reg := prometheus.NewRegistry()
+	acts := &idvacts.Activities{Store: h.Store, Checks: idv.DefaultChecks(nil), Screener: screeningClient(t, h, key), Metrics: idvacts.NewMetrics(reg)}
 	evaluate := func(name string, screening bool) idvwf.EvaluateResult {
 		t.Helper()
 		v := &store.IdentityVerification{ID: ids.New(ids.IdentityVerification), OrgID: h.Org.ID,
@@ -141,5 +145,16 @@ func TestEvaluateScreensWhenThePolicyRequiresIt(t *testing.T) {
 	}
 	if r := evaluate("Siti Rahayu", false); r.Outcome.Status != idv.StatusVerified || r.Checks[len(r.Checks)-1].Status != idv.NotApplicable {
 		t.Errorf("screening not required = %+v", r.Outcome)
+	}
+	// The metrics count the three decided attempts and the one failed check, by reason.
+	if n, err := testutil.GatherAndCount(reg, "svc_identity_attempts_total"); err != nil || n != 2 {
+		t.Errorf("attempt series %d %v, want 2 (verified, review)", n, err)
+	}
+	want := `# HELP svc_identity_check_failures_total Failed identity checks, by check and reason code.
+# TYPE svc_identity_check_failures_total counter
+svc_identity_check_failures_total{check="screening",reason="screening_match"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "svc_identity_check_failures_total"); err != nil {
+		t.Error(err)
 	}
 }
