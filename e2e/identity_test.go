@@ -5,6 +5,8 @@ import (
 	"context"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
@@ -97,6 +99,36 @@ func identityEvents(s *eventSink, verificationID string) []orchEvent {
 	return out
 }
 
+// identityHeaders checks that an identity event came with the X-Identity- headers, each
+// equal to its unified X-Service- twin (SPEC 6.1), on its first delivery attempt.
+func identityHeaders(t *testing.T, ev orchEvent) {
+	t.Helper()
+	if ev.Header.Get("X-Identity-Event") != ev.Event || ev.Header.Get("X-Identity-Attempt") != "1" {
+		t.Errorf("%s headers %v", ev.Event, ev.Header)
+	}
+	for _, h := range []string{"Event", "Delivery", "Signature", "Timestamp", "Attempt"} {
+		if v := ev.Header.Get("X-Identity-" + h); v == "" || v != ev.Header.Get("X-Service-"+h) {
+			t.Errorf("%s: X-Identity-%s %q, X-Service-%s %q", ev.Event, h, v, h, ev.Header.Get("X-Service-"+h))
+		}
+	}
+}
+
+// recordVerification waits for a verification's workflow to end and records its history in
+// workflows/identity/testdata/verification_<name>.json when SVC_RECORD_HISTORIES is set, for
+// TestVerificationReplay (workflows/identity) to replay.
+func recordVerification(t *testing.T, c temporalclient.Client, id, name string) {
+	t.Helper()
+	if os.Getenv("SVC_RECORD_HISTORIES") == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
+		t.Fatalf("verification workflow %s: %v", id, err)
+	}
+	recordHistoryAt(t, c, id, filepath.Join("..", "workflows", "identity", "testdata", "verification_"+name+".json"))
+}
+
 // TestIdentityEndToEnd verifies generated passports and KTPs through the real dev stack: the
 // API stores the images, the verification's workflow reads them with the documents engine
 // (tesseract, poppler) on the OCR queue, runs the checks and publishes identity.* events to a
@@ -122,35 +154,45 @@ func TestIdentityEndToEnd(t *testing.T) {
 		status  string
 		reasons []string
 		events  []string
+		// record names the history recorded for the replay test (SVC_RECORD_HISTORIES).
+		record string
 	}{
 		{"valid passport photo", budi, both, []func(t *testing.T) []byte{func(t *testing.T) []byte { return it.Photo(t, it.PassportLayout(t, it.Passport()), 5) }},
-			"verified", []string{}, []string{"identity.attempt.completed", "identity.verification.verified"}},
+			"verified", []string{}, []string{"identity.attempt.completed", "identity.verification.verified"}, "verified"},
+		{"valid KTP photo", siti, both, []func(t *testing.T) []byte{func(t *testing.T) []byte { return it.Photo(t, it.KTP().Layout(), 7) }},
+			"verified", []string{}, []string{"identity.attempt.completed", "identity.verification.verified"}, ""},
+		{"under-age passport holder", map[string]any{"fullName": "Budi Santoso", "birthDate": "2010-01-15", "documentNumber": "C4821937"}, both,
+			[]func(t *testing.T) []byte{func(t *testing.T) []byte { return it.TextPDF(t, it.PassportLayout(t, it.YoungPassport())) }},
+			"rejected", []string{"under_minimum_age"}, []string{"identity.attempt.completed", "identity.verification.rejected"}, "rejected_under_age"},
 		{"expired passport, then a valid one", budi, both, []func(t *testing.T) []byte{
 			func(t *testing.T) []byte { return it.TextPDF(t, it.PassportLayout(t, it.ExpiredPassport())) },
 			func(t *testing.T) []byte { return it.TextPDF(t, it.PassportLayout(t, it.Passport())) }},
-			"verified", []string{}, []string{"identity.attempt.completed", "identity.verification.resubmission_requested", "identity.attempt.completed", "identity.verification.verified"}},
+			"verified", []string{}, []string{"identity.attempt.completed", "identity.verification.resubmission_requested", "identity.attempt.completed", "identity.verification.verified"}, "resubmitted_verified"},
 		{"under-age KTP holder", map[string]any{"fullName": "Siti Rahayu", "birthDate": "2011-02-03"}, both,
 			[]func(t *testing.T) []byte{func(t *testing.T) []byte { return it.TextPDF(t, it.YoungKTP().Layout()) }},
-			"rejected", []string{"under_minimum_age"}, []string{"identity.attempt.completed", "identity.verification.rejected"}},
+			"rejected", []string{"under_minimum_age"}, []string{"identity.attempt.completed", "identity.verification.rejected"}, ""},
 		{"wrong name on the last attempt", map[string]any{"fullName": "Rina Marlina", "birthDate": "1990-06-05"},
 			map[string]any{"documentTypes": []string{"ktp"}, "maxAttempts": 1},
 			[]func(t *testing.T) []byte{func(t *testing.T) []byte { return it.TextPDF(t, it.KTP().Layout()) }},
-			"rejected", []string{"name_mismatch"}, []string{"identity.attempt.completed", "identity.verification.rejected"}},
+			"rejected", []string{"name_mismatch"}, []string{"identity.attempt.completed", "identity.verification.rejected"}, ""},
 		{"bad MRZ check digit", budi, both,
 			[]func(t *testing.T) []byte{func(t *testing.T) []byte { return it.TextPDF(t, it.PassportLayout(t, it.Passport(), it.BadCheckDigit)) }},
-			"resubmission_requested", []string{"mrz_check_digit_failed"}, []string{"identity.attempt.completed", "identity.verification.resubmission_requested"}},
+			"resubmission_requested", []string{"mrz_check_digit_failed"}, []string{"identity.attempt.completed", "identity.verification.resubmission_requested"}, ""},
 		{"another person's passport", budi, both,
 			[]func(t *testing.T) []byte{func(t *testing.T) []byte { return it.TextPDF(t, it.PassportLayout(t, it.OtherPassport())) }},
-			"resubmission_requested", []string{"name_mismatch", "birth_date_mismatch", "document_number_mismatch"}, nil},
+			"resubmission_requested", []string{"name_mismatch", "birth_date_mismatch", "document_number_mismatch"}, nil, ""},
 		{"another person's KTP", siti, both,
 			[]func(t *testing.T) []byte{func(t *testing.T) []byte { return it.TextPDF(t, it.OtherKTP().Layout()) }},
-			"resubmission_requested", []string{"name_mismatch", "birth_date_mismatch"}, nil},
+			"resubmission_requested", []string{"name_mismatch", "birth_date_mismatch"}, nil, ""},
 		{"expired KTP", siti, both,
 			[]func(t *testing.T) []byte{func(t *testing.T) []byte { return it.TextPDF(t, it.ExpiredKTP().Layout()) }},
-			"resubmission_requested", []string{"document_expired"}, nil},
-		{"unreadable photo", budi, both,
+			"resubmission_requested", []string{"document_expired"}, nil, ""},
+		{"unreadable passport photo", budi, both,
 			[]func(t *testing.T) []byte{func(t *testing.T) []byte { return it.UnreadablePhoto(t, it.PassportLayout(t, it.Passport())) }},
-			"resubmission_requested", []string{"document_unreadable"}, nil},
+			"resubmission_requested", []string{"document_unreadable"}, nil, ""},
+		{"unreadable KTP photo on the last attempt", siti, map[string]any{"documentTypes": []string{"ktp"}, "maxAttempts": 1},
+			[]func(t *testing.T) []byte{func(t *testing.T) []byte { return it.UnreadablePhoto(t, it.KTP().Layout()) }},
+			"rejected", []string{"document_unreadable"}, []string{"identity.attempt.completed", "identity.verification.rejected"}, ""},
 	}
 	t.Run("decisions", func(t *testing.T) {
 		for _, tc := range cases {
@@ -182,13 +224,14 @@ func TestIdentityEndToEnd(t *testing.T) {
 					var names []string
 					for _, ev := range identityEvents(sink, id) {
 						names = append(names, ev.Event)
-						if ev.Header.Get("X-Identity-Event") != ev.Event || ev.Header.Get("X-Identity-Attempt") != "1" {
-							t.Errorf("%s headers %v", ev.Event, ev.Header)
-						}
+						identityHeaders(t, ev)
 					}
 					if !reflect.DeepEqual(names, tc.events) {
 						t.Errorf("events %v, want %v", names, tc.events)
 					}
+				}
+				if tc.record != "" {
+					recordVerification(t, s.App.Temporal, id, tc.record)
 				}
 			})
 		}
@@ -237,6 +280,8 @@ func TestIdentityEndToEnd(t *testing.T) {
 		if ev().Data["decision"] != "approve" || ev().Data["customerId"] != "cus_e2e" {
 			t.Errorf("verified event %v", ev().Data)
 		}
+		identityHeaders(t, *ev())
+		recordVerification(t, s.App.Temporal, id, "review_approved")
 		// The audit log has the reviewer's decision with the user and the key.
 		a := admin.do("GET", "/api/audit-logs?limit=100", nil)
 		found := false
@@ -265,6 +310,7 @@ func TestIdentityEndToEnd(t *testing.T) {
 		if r := submitImages(c, id, it.TextPDF(t, it.KTP().Layout()), nil); r.Status != 409 {
 			t.Errorf("attempt on an expired verification = %d %s", r.Status, r.Raw)
 		}
+		recordVerification(t, s.App.Temporal, id, "expired")
 	})
 
 	t.Run("bad input", func(t *testing.T) {
@@ -322,6 +368,9 @@ func TestIdentityEndToEnd(t *testing.T) {
 		}
 		if r := submitImages(other, id, it.TextPDF(t, it.KTP().Layout()), nil); r.Status != 404 {
 			t.Errorf("attempt = %d", r.Status)
+		}
+		if r := other.do("POST", "/api/identity/verifications/"+id+"/review", map[string]any{"decision": "approve"}); r.Status != 404 {
+			t.Errorf("review = %d %s", r.Status, r.Raw)
 		}
 		if r := other.do("GET", "/api/identity/attempts", nil); r.Status != 200 || len(r.Body["rows"].([]any)) != 0 {
 			t.Errorf("feed = %d %s", r.Status, r.Raw)

@@ -3,6 +3,7 @@ package worker
 import (
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 
 	"go.temporal.io/sdk/activity"
@@ -25,10 +26,14 @@ func registerIdentity(q map[string]sdkworker.Worker, c client.Client, d Deps) er
 	if log == nil {
 		log = slog.Default()
 	}
+	reg := d.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
 	acts := &idvacts.Activities{Store: d.Store, Blobs: bl, Logger: log,
 		Engine:       docintel.NewEngine(docintel.Config{Logger: log.With("component", "identity")}),
 		Checks:       idv.DefaultChecks(nil),
-		MaxFileBytes: d.Config.Documents.MaxUploadBytes}
+		MaxFileBytes: d.Config.Documents.MaxUploadBytes, Metrics: idvacts.NewMetrics(reg)}
 	w := q[workflows.QueueIdentity]
 	w.RegisterWorkflowWithOptions(idvwf.Verification, workflow.RegisterOptions{Name: idvwf.VerificationName})
 	w.RegisterWorkflowWithOptions(idvwf.Retention, workflow.RegisterOptions{Name: idvwf.RetentionName})

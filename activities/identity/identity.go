@@ -30,7 +30,9 @@ type Activities struct {
 	Screener idv.Screener
 	// MaxFileBytes bounds the images read back from the blob store.
 	MaxFileBytes int64
-	Logger       *slog.Logger
+	// Metrics counts decided attempts and failed checks; nil counts nothing.
+	Metrics *Metrics
+	Logger  *slog.Logger
 }
 
 func (a *Activities) logger() *slog.Logger {
@@ -59,7 +61,9 @@ func (a *Activities) ReadIdentityDocument(ctx context.Context, ref idvwf.Attempt
 	case err != nil:
 		return idvwf.ReadResult{}, err
 	default:
-		res, perr := a.Engine.Process(ctx, data, docintel.ProcessOptions{Now: time.Now()})
+		start := time.Now()
+		res, perr := a.Engine.Process(ctx, data, docintel.ProcessOptions{Now: start})
+		a.Metrics.observeRead(time.Since(start))
 		if perr != nil && errors.Is(perr, docintel.ErrTool) {
 			return idvwf.ReadResult{}, perr
 		}
@@ -96,7 +100,8 @@ func (a *Activities) EvaluateIdentityAttempt(ctx context.Context, in idvwf.Evalu
 	}
 	input := &idv.Input{Document: doc, Claimed: v.Claimed, Policy: v.Policy, Now: in.Now}
 	if v.Policy.RequireScreening && a.Screener != nil && status == idv.AttemptCompleted {
-		out, err := a.Screener.Screen(ctx, v.OrgID, v.Claimed.FullName, v.Claimed.BirthDate)
+		out, err := a.Screener.Screen(ctx, idv.ScreeningRequest{OrgID: v.OrgID, VerificationID: v.ID, AttemptNumber: att.Number,
+			FullName: v.Claimed.FullName, BirthDate: v.Claimed.BirthDate, CustomerID: v.CustomerID})
 		if err != nil {
 			a.logger().Warn("identity screening failed", "verificationId", v.ID, "error", err)
 			out = idv.ScreeningOutcome{Error: "screening failed"}
@@ -107,6 +112,9 @@ func (a *Activities) EvaluateIdentityAttempt(ctx context.Context, in idvwf.Evalu
 	applied, err := a.Store.Identity.CompleteAttempt(ctx, v.OrgID, att.ID, status, checks, outcome, in.Now)
 	if err != nil {
 		return idvwf.EvaluateResult{}, err
+	}
+	if applied {
+		a.Metrics.observeAttempt(status, outcome, checks)
 	}
 	return idvwf.EvaluateResult{AttemptStatus: status, Outcome: outcome, Checks: checks, Applied: applied}, nil
 }

@@ -3,6 +3,7 @@ package identity
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -219,7 +220,7 @@ func (h *Handler) reviewVerification(c *gin.Context) {
 	ctx, cancel := api.TemporalContext(c)
 	defer cancel()
 	upd, err := h.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: v.ID, UpdateName: idvwf.UpdateReview, UpdateID: v.ID + ":" + p.UserID + ":" + string(req.Decision),
+		WorkflowID: v.ID, UpdateName: idvwf.UpdateReview, UpdateID: reviewUpdateID(v, p.UserID, req.Decision),
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 		Args:         []any{idvwf.ReviewRequest{Decision: req.Decision, ActorUserID: p.UserID, APIKeyID: p.APIKeyID, Comment: req.Comment}},
 	})
@@ -243,4 +244,11 @@ func (h *Handler) reviewVerification(c *gin.Context) {
 		return
 	}
 	api.OK(c, newVerificationView(v))
+}
+
+// reviewUpdateID keys a reviewer's decision so that a retried request is one Update, while a
+// later review of the same verification (after a resubmission, on a new attempt) is another:
+// Temporal answers a repeated Update id with the first one's result.
+func reviewUpdateID(v *store.IdentityVerification, userID string, d idv.ReviewDecision) string {
+	return v.ID + ":" + strconv.Itoa(v.Attempts) + ":" + userID + ":" + string(d)
 }

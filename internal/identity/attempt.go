@@ -25,10 +25,24 @@ var AttemptTable = statemachine.New("identity attempt", AttemptProcessing,
 	statemachine.Move[AttemptStatus]{From: AttemptProcessing, To: AttemptFailed, By: "document could not be processed"},
 )
 
+// ScreeningRequest asks to screen the person of one attempt.
+type ScreeningRequest struct {
+	OrgID          string
+	VerificationID string
+	// AttemptNumber and VerificationID key the screening, so that a retried attempt does not
+	// screen twice.
+	AttemptNumber int
+	FullName      string
+	// BirthDate is YYYY-MM-DD; it qualifies the screening's score.
+	BirthDate  string
+	CustomerID string
+}
+
 // Screener screens a person against sanctions and PEP lists on behalf of an organisation:
-// the seam to the screening product, called with a service principal key (SPEC 5.6). A
-// deployment without the screening product has none; a policy that requires screening then
-// sends its verifications to review with screening_unavailable.
+// the seam to the screening product, called with a service principal key (SPEC 5.6,
+// callerServiceSlug identity). A deployment without the screening product has none; a
+// policy that requires screening then sends its verifications to review with
+// screening_unavailable.
 type Screener interface {
-	Screen(ctx context.Context, orgID, fullName, birthDate string) (ScreeningOutcome, error)
+	Screen(ctx context.Context, r ScreeningRequest) (ScreeningOutcome, error)
 }

@@ -38,6 +38,9 @@ type CheckResult struct {
 	Reasons []string `json:"reasons,omitempty"`
 	// Score is the check's measure where it has one (the name similarity, 0..1).
 	Score *float64 `json:"score,omitempty"`
+	// ScreeningID is the screening product's screening (scr_) the screening check read, for
+	// the reviewer.
+	ScreeningID string `json:"screeningId,omitempty"`
 }
 
 // Input is what every check sees: the document as read, the claim, the policy, the day of

@@ -88,8 +88,11 @@ func (screeningCheck) Run(in *Input) CheckResult {
 		return notApplicable(CheckScreening, ReasonNotRequired)
 	case s == nil || s.Error != "":
 		return failed(CheckScreening, ReasonScreeningUnavailable)
-	case s.Matches > 0:
-		return failed(CheckScreening, ReasonScreeningMatch)
 	}
-	return passed(CheckScreening)
+	r := passed(CheckScreening)
+	if s.Matches > 0 {
+		r = failed(CheckScreening, ReasonScreeningMatch)
+	}
+	r.ScreeningID = s.ScreeningID
+	return r
 }

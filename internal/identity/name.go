@@ -3,6 +3,9 @@ package identity
 import (
 	"slices"
 	"sort"
+	"strings"
+
+	"github.com/svcplatform/svc/internal/screening"
 )
 
 // NameMatcher scores how likely two written names are the same person's name, from 0
@@ -11,11 +14,16 @@ type NameMatcher interface {
 	Match(claimed, printed string) float64
 }
 
-// DefaultNameMatcher compares names token by token in any order: diacritics folded,
-// Cyrillic transliterated, spelling variants keyed alike (see spellingRules), tokens
-// compared by Jaro-Winkler or by their consonants, two adjacent tokens allowed to stand for
-// one (Abdul Rahman, Abdulrahman). The score is the Dice coefficient of the matched
-// tokens, so a missing middle name lowers it (Siti Rahayu, Siti Nur Rahayu: 0.8).
+// DefaultNameMatcher compares names token by token in any order. The tokens and their
+// similarity measures are the screening product's (internal/screening: normalisation,
+// diacritics, transliteration of Cyrillic, Greek and Arabic, romanisation folding,
+// Jaro-Winkler, consonant skeletons), so both products read a name the same way; what is
+// this product's own is the comparison of two names of one person: spelling variants of
+// identity documents keyed alike (see icaoSpelling), two adjacent tokens allowed to stand
+// for one (Abdul Rahman, Abdulrahman), and the score, the Dice coefficient of the matched
+// tokens, so a missing middle name lowers it (Siti Rahayu, Siti Nur Rahayu: 0.8). The
+// screening matcher's score is not used as is: it weighs tokens by their rarity in a list,
+// which two names of one person do not have.
 type DefaultNameMatcher struct{}
 
 // minTokenSimilarity is the similarity below which two tokens count as different names.
@@ -23,7 +31,7 @@ const minTokenSimilarity = 0.8
 
 // Match implements NameMatcher.
 func (DefaultNameMatcher) Match(claimed, printed string) float64 {
-	a, b := keys(nameTokens(claimed)), keys(nameTokens(printed))
+	a, b := keys(screening.NameTokens(claimed, screening.Person)), keys(screening.NameTokens(printed, screening.Person))
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
@@ -96,59 +104,34 @@ func tokenSimilarity(a, b string) float64 {
 	if a == b {
 		return 1
 	}
-	if ca, cb := consonants(a), consonants(b); len(ca) >= 3 && ca == cb && a[0] == b[0] {
+	if ca, cb := screening.Skeleton(a), screening.Skeleton(b); len(ca) >= 3 && ca == cb && a[0] == b[0] {
 		return 0.92
 	}
-	s := jaroWinkler(a, b)
+	s := screening.JaroWinkler(a, b)
 	if a[0] != b[0] {
 		s *= 0.9
 	}
 	return s
 }
 
-// jaroWinkler is the Jaro-Winkler similarity of two strings (prefix scale 0.1, up to 4).
-func jaroWinkler(a, b string) float64 {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) == 0 || len(rb) == 0 {
-		return 0
-	}
-	window := max(len(ra), len(rb))/2 - 1
-	window = max(window, 0)
-	ma, mb := make([]bool, len(ra)), make([]bool, len(rb))
-	matches := 0
-	for i := range ra {
-		lo, hi := max(0, i-window), min(len(rb)-1, i+window)
-		for j := lo; j <= hi; j++ {
-			if !mb[j] && ra[i] == rb[j] {
-				ma[i], mb[j] = true, true
-				matches++
-				break
-			}
+// icaoSpelling brings the spellings of identity documents to one key before the screening
+// product's romanisation folding: German umlauts written out (ICAO 9303 writes Ü as UE),
+// the old Indonesian spelling (Sjahrir, Njoman) and th, q for t, k.
+var icaoSpelling = strings.NewReplacer("ae", "a", "ue", "u", "sj", "sy", "nj", "ny", "th", "t", "q", "k")
+
+// nameKey is the comparison key of one normalised token: spelling folded, doubled letters
+// collapsed.
+func nameKey(tok string) string {
+	s := screening.FoldSpelling(icaoSpelling.Replace(tok))
+	var b strings.Builder
+	var prev rune
+	for _, r := range s {
+		if r != prev {
+			b.WriteRune(r)
 		}
+		prev = r
 	}
-	if matches == 0 {
-		return 0
-	}
-	transpositions, k := 0, 0
-	for i := range ra {
-		if !ma[i] {
-			continue
-		}
-		for !mb[k] {
-			k++
-		}
-		if ra[i] != rb[k] {
-			transpositions++
-		}
-		k++
-	}
-	m := float64(matches)
-	jaro := (m/float64(len(ra)) + m/float64(len(rb)) + (m-float64(transpositions)/2)/m) / 3
-	prefix := 0
-	for i := 0; i < min(4, len(ra), len(rb)) && ra[i] == rb[i]; i++ {
-		prefix++
-	}
-	return jaro + float64(prefix)*0.1*(1-jaro)
+	return b.String()
 }
 
 func round3(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }

@@ -26,6 +26,10 @@ func TestDefaultNameMatcher(t *testing.T) {
 		{"Soekarno Djojohadikoesoemo", "SUKARNO JOJOHADIKUSUMO", "match"},
 		{"Tjahjo Kumolo", "CAHJO KUMOLO", "match"},
 		{"Иван Петров", "IVAN PETROV", "match"},
+		{"Андрей Соколов", "ANDREI SOKOLOV", "match"}, // й: screening writes y, ICAO i
+		{"Γιώργος Παπαδόπουλος", "GIORGOS PAPADOPOULOS", "match"},
+		{"محمد حسن", "MOHAMED HASAN", "match"},
+		{"Sjahrir Njoman", "SYAHRIR NYOMAN", "match"},
 		{"Siti Rahayu", "SITI RAHAYU", "match"},
 		{"Siti Rahayu", "SITI RAHAYV", "match"}, // one OCR error
 		{"Siti Nur Rahayu", "SITI RAHAYU", "review"},
