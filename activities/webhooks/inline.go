@@ -78,6 +78,13 @@ func (w *Activities) tryFirst(ctx context.Context, evt *store.Event, ds []store.
 	if len(ds) == 0 {
 		return nil, nil
 	}
+	if w.HTTP == nil || w.Box == nil { // cannot send (a publisher built without them): every ladder whole
+		out := make([]handoff, len(ds))
+		for i, d := range ds {
+			out[i] = handoff{deliveryID: d.ID, from: 1}
+		}
+		return out, nil
+	}
 	subIDs := make([]string, len(ds))
 	for i, d := range ds {
 		subIDs[i] = d.SubscriptionID

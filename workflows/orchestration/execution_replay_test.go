@@ -32,9 +32,14 @@ import (
 // change rather than re-recording; re-record only when adding scenarios.
 const historyDir = "testdata"
 
+// recordTag names the histories TestRecordExecutionHistories records now: runs of
+// VersionLocalBookkeeping (execution_local_bookkeeping_<scenario>.json). The untagged files are
+// runs recorded before it (regular bookkeeping activities) and stay, so both keep replaying.
+const recordTag = "local_bookkeeping_"
+
 func TestExecutionReplay(t *testing.T) {
-	// Record them with TestRecordExecutionHistories.
-	workflowtest.ReplayHistories(t, historyDir, "execution_*.json", 8, func(r worker.WorkflowReplayer) {
+	// Record them with TestRecordExecutionHistories: 8 scenarios before VersionLocalBookkeeping, 8 of it.
+	workflowtest.ReplayHistories(t, historyDir, "execution_*.json", 16, func(r worker.WorkflowReplayer) {
 		r.RegisterWorkflowWithOptions(Execution, workflow.RegisterOptions{Name: ExecutionWorkflowName})
 	})
 }
@@ -65,7 +70,7 @@ type recordScenario struct {
 //	SVC_RECORD_HISTORIES=1 SVC_TEMPORAL_ADDRESS=127.0.0.1:7233 go test ./workflows -run TestRecordExecutionHistories
 //
 // It runs the workflow on a task queue of its own with in-memory activities (the same fakes
-// as the unit tests), so it needs no database, and writes testdata/execution_<name>.json.
+// as the unit tests), so it needs no database, and writes testdata/execution_<recordTag><name>.json.
 func TestRecordExecutionHistories(t *testing.T) {
 	addr := os.Getenv(envTemporalAddress)
 	if os.Getenv(envRecord) != "1" || addr == "" {
@@ -207,7 +212,7 @@ func recordOne(t *testing.T, c client.Client, sc recordScenario) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(historyDir, "execution_"+sc.name+".json")
+	path := filepath.Join(historyDir, "execution_"+recordTag+sc.name+".json")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
