@@ -44,6 +44,35 @@ func TestExecutionReplay(t *testing.T) {
 	})
 }
 
+// TestRecordedHistoriesOfLocalBookkeeping checks that the histories recorded since
+// VersionLocalBookkeeping are runs of it: the version's marker, and no bookkeeping scheduled as a
+// regular activity; and that those from before it have neither.
+func TestRecordedHistoriesOfLocalBookkeeping(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(historyDir, "execution_*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tagged int
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		local := strings.HasPrefix(filepath.Base(file), "execution_"+recordTag)
+		if local {
+			tagged++
+		}
+		marked := strings.Contains(string(raw), VersionLocalBookkeeping)
+		scheduled := strings.Contains(string(raw), `"name": "`+ActivityMarkRunning+`"`)
+		if marked != local || scheduled == local {
+			t.Errorf("%s: version marker %v, MarkRunning scheduled as an activity %v", file, marked, scheduled)
+		}
+	}
+	if tagged < 8 {
+		t.Errorf("%d histories of local bookkeeping recorded, want 8", tagged)
+	}
+}
+
 // Environment of TestRecordExecutionHistories.
 const (
 	envRecord          = "SVC_RECORD_HISTORIES"
