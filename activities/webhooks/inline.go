@@ -115,15 +115,18 @@ func (w *Activities) tryFirst(ctx context.Context, evt *store.Event, ds []store.
 			case <-stop:
 				return
 			}
-			defer func() { <-slots }()
 			mu.Lock()
 			if t.state == tryAbandoned {
 				mu.Unlock()
+				<-slots
 				return
 			}
 			t.state = tryRunning
 			mu.Unlock()
-			res, err := w.attemptTarget(sendCtx, target, w.firstAttemptInput(target.Delivery))
+			in := w.firstAttemptInput(target.Delivery)
+			a, res := w.sendAttempt(sendCtx, target, in)
+			<-slots // the slot bounds requests in flight; recording waits on the database, not the receiver
+			err := w.recordAttempt(sendCtx, in, a, res)
 			mu.Lock()
 			t.state, t.res, t.err = tryDone, res, err
 			mu.Unlock()

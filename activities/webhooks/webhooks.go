@@ -171,6 +171,13 @@ func (w *Activities) AttemptWebhookDelivery(ctx context.Context, in hookwf.Webho
 // inactive) and records it with the delivery's new status (hookwf.DecideWebhookAttempt).
 // Only store failures are returned as errors.
 func (w *Activities) attemptTarget(ctx context.Context, target *store.DeliveryTarget, in hookwf.WebhookAttemptInput) (hookwf.WebhookAttemptResult, error) {
+	a, res := w.sendAttempt(ctx, target, in)
+	return res, w.recordAttempt(ctx, in, a, res)
+}
+
+// sendAttempt sends attempt in.Attempt of a loaded delivery, unless its subscription is
+// inactive, and returns the attempt to record and its outcome.
+func (w *Activities) sendAttempt(ctx context.Context, target *store.DeliveryTarget, in hookwf.WebhookAttemptInput) (store.DeliveryAttempt, hookwf.WebhookAttemptResult) {
 	started := time.Now()
 	a := store.DeliveryAttempt{DeliveryID: in.DeliveryID, Attempt: in.Attempt, OrgID: in.OrgID, AttemptedAt: started}
 	gone := !target.Subscription.Active
@@ -180,18 +187,22 @@ func (w *Activities) attemptTarget(ctx context.Context, target *store.DeliveryTa
 		a.StatusCode, a.RetryAfterSeconds, a.ResponseBody, a.Error = w.send(ctx, target, in, started)
 		a.LatencyMs = time.Since(started).Milliseconds()
 	}
-	res := w.outcome(in, a.StatusCode, a.Error, a.RetryAfterSeconds, gone)
+	return a, w.outcome(in, a.StatusCode, a.Error, a.RetryAfterSeconds, gone)
+}
+
+// recordAttempt records a sent attempt and the delivery's new status.
+func (w *Activities) recordAttempt(ctx context.Context, in hookwf.WebhookAttemptInput, a store.DeliveryAttempt, res hookwf.WebhookAttemptResult) error {
 	var next *time.Time
 	if d := hookwf.DecideWebhookAttempt(in.Schedule, in.Attempt, res); d.Status == webhook.StatusFailed {
 		t := time.Now().Add(d.NextDelay).UTC()
 		next = &t
 	}
 	if err := w.Store.Webhooks.RecordAttempt(ctx, a, res.Status, next); err != nil {
-		return hookwf.WebhookAttemptResult{}, err
+		return err
 	}
 	w.logger().Info("webhook attempt", "delivery_id", in.DeliveryID, "org_id", in.OrgID, "attempt", in.Attempt,
 		"status_code", a.StatusCode, "latency_ms", a.LatencyMs, "status", res.Status, "error", a.Error)
-	return res, nil
+	return nil
 }
 
 // outcome builds the attempt result and the status it leads to.
