@@ -2,6 +2,7 @@ package api
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -45,12 +46,20 @@ func registerOrExisting(reg *prometheus.Registry, c prometheus.Collector) promet
 }
 
 // metricsFor counts and times requests by route pattern (never by raw path, so ids do not explode labels).
+// The route's series are looked up once (by status code for the counter), not per request.
 func (s *Server) metricsFor(r Route) gin.HandlerFunc {
+	duration := s.metrics.duration.WithLabelValues(r.Method, r.Path)
+	var byCode sync.Map // status code -> prometheus.Counter
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
-		s.metrics.requests.WithLabelValues(r.Method, r.Path, strconv.Itoa(c.Writer.Status())).Inc()
-		s.metrics.duration.WithLabelValues(r.Method, r.Path).Observe(time.Since(start).Seconds())
+		code := c.Writer.Status()
+		counter, ok := byCode.Load(code)
+		if !ok {
+			counter, _ = byCode.LoadOrStore(code, s.metrics.requests.WithLabelValues(r.Method, r.Path, strconv.Itoa(code)))
+		}
+		counter.(prometheus.Counter).Inc()
+		duration.Observe(time.Since(start).Seconds())
 	}
 }
 

@@ -20,8 +20,10 @@ const HeaderRequestID = "x-service-request-id"
 const (
 	ctxRequestID = "svc.requestID"
 	ctxLogger    = "svc.logger"
-	ctxRawBody   = "svc.rawBody"
-	ctxPrincipal = "svc.principal"
+	// ctxBaseLogger holds the server's logger, from which Logger makes the request's on first use.
+	ctxBaseLogger = "svc.baseLogger"
+	ctxRawBody    = "svc.rawBody"
+	ctxPrincipal  = "svc.principal"
 	// ctxIdempotent holds the idempotency of a multipart route, for Idempotent.
 	ctxIdempotent = "svc.idempotent"
 	// ctxIdempotencyID holds the id of the idempotency record the request owns, for NewID.
@@ -85,7 +87,8 @@ func (s *Server) requestID(c *gin.Context) {
 	}
 	c.Set(ctxRequestID, id)
 	c.Header(HeaderRequestID, id)
-	c.Set(ctxLogger, s.Logger.With("requestId", id))
+	// The request's logger (With formats its attribute at once) is made only when something logs.
+	c.Set(ctxBaseLogger, s.Logger)
 	c.Set(ctxForgetKeys, s.forgetCached)
 	c.Next()
 }
@@ -110,7 +113,13 @@ func Logger(c *gin.Context) *slog.Logger {
 	if l, ok := c.Get(ctxLogger); ok {
 		return l.(*slog.Logger)
 	}
-	return slog.Default()
+	base, ok := c.Get(ctxBaseLogger)
+	if !ok {
+		return slog.Default()
+	}
+	l := base.(*slog.Logger).With("requestId", RequestID(c))
+	c.Set(ctxLogger, l)
+	return l
 }
 
 // recoverPanics turns a panic into a 500 envelope, logged with the request id and stack.
@@ -135,6 +144,13 @@ func (s *Server) recoverPanics(c *gin.Context) {
 func (s *Server) accessLog(c *gin.Context) {
 	start := time.Now()
 	c.Next()
+	level := slog.LevelInfo
+	if c.Writer.Status() >= 500 {
+		level = slog.LevelError
+	}
+	if !s.Logger.Enabled(c.Request.Context(), level) {
+		return // the line would be dropped: do not build it
+	}
 	attrs := []any{
 		"method", c.Request.Method,
 		"path", c.Request.URL.Path,
@@ -147,10 +163,6 @@ func (s *Server) accessLog(c *gin.Context) {
 		if p.APIKeyID != "" {
 			attrs = append(attrs, "apiKeyId", p.APIKeyID)
 		}
-	}
-	level := slog.LevelInfo
-	if c.Writer.Status() >= 500 {
-		level = slog.LevelError
 	}
 	Logger(c).Log(c.Request.Context(), level, "request", attrs...)
 }

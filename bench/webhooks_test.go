@@ -127,35 +127,50 @@ func boot() (*env, error) {
 	return &env{dir: dir, stack: s, hooks: hooks, baseline: w, rcv: rcv, url: rcv.srv.URL + "/hook"}, nil
 }
 
-// arrivals is a loopback receiver that answers 204 at once and counts the first attempts of each
-// event (by the webhook-id header, which is the event id).
+// arrivals is a loopback receiver that notes the first attempts of each event (by the
+// webhook-id header, which is the event id) as they arrive, then answers by path: /hook at once
+// (204), /slow after receiverDelay (204), /fail at once with a 500.
 type arrivals struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	want map[string]int // event id -> first attempts still expected
-	done map[string]chan time.Time
+	srv   *httptest.Server
+	mu    sync.Mutex
+	want  map[string]int // event id -> first attempts still expected
+	done  map[string]chan time.Time
+	times map[string][]time.Time // event id -> arrival times of its first attempts
 }
 
+// receiverDelay is how long the slow receiver takes to answer.
+const receiverDelay = 2 * time.Second
+
 func newArrivals() *arrivals {
-	a := &arrivals{want: map[string]int{}, done: map[string]chan time.Time{}}
+	a := &arrivals{want: map[string]int{}, done: map[string]chan time.Time{}, times: map[string][]time.Time{}}
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := time.Now()
 		_, _ = io.Copy(io.Discard, r.Body)
-		w.WriteHeader(http.StatusNoContent)
-		if r.Header.Get(webhook.HeaderAttempt) != "1" {
+		if r.Header.Get(webhook.HeaderAttempt) == "1" {
+			a.arrived(r.Header.Get(webhook.HeaderWebhookID), now)
+		}
+		switch r.URL.Path {
+		case "/slow":
+			time.Sleep(receiverDelay)
+		case "/fail":
+			w.WriteHeader(http.StatusInternalServerError)
 			return
 		}
-		id := r.Header.Get(webhook.HeaderWebhookID)
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		if n, ok := a.want[id]; ok {
-			a.want[id] = n - 1
-			if n == 1 {
-				a.done[id] <- now
-			}
-		}
+		w.WriteHeader(http.StatusNoContent)
 	}))
 	return a
+}
+
+func (a *arrivals) arrived(id string, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if n, ok := a.want[id]; ok {
+		a.want[id] = n - 1
+		a.times[id] = append(a.times[id], now)
+		if n == 1 {
+			a.done[id] <- now
+		}
+	}
 }
 
 // expect registers an event whose n first attempts are awaited; the channel gets the arrival
@@ -168,8 +183,16 @@ func (a *arrivals) expect(eventID string, n int) <-chan time.Time {
 	return ch
 }
 
-// subscribeOrg makes an organisation with n subscriptions of document.failed to the receiver.
-func (e *env) subscribeOrg(b *testing.B, n int) string {
+// arrivalsOf returns the arrival times of the first attempts of an event.
+func (a *arrivals) arrivalsOf(eventID string) []time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.times[eventID])
+}
+
+// subscribeOrg makes an organisation with n subscriptions of document.failed to the
+// receiver's path (/hook, /slow or /fail).
+func (e *env) subscribeOrg(b *testing.B, n int, path string) string {
 	b.Helper()
 	ctx := context.Background()
 	org, err := e.stack.App.Store.Orgs.Create(ctx, "bench")
@@ -177,7 +200,7 @@ func (e *env) subscribeOrg(b *testing.B, n int) string {
 		b.Fatal(err)
 	}
 	for i := 0; i < n; i++ {
-		if _, _, err := e.stack.App.Store.Webhooks.Create(ctx, e.hooks.Box, org.ID, e.url, []string{events.DocumentFailed}, true); err != nil {
+		if _, _, err := e.stack.App.Store.Webhooks.Create(ctx, e.hooks.Box, org.ID, e.rcv.srv.URL+path, []string{events.DocumentFailed}, true); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -190,9 +213,9 @@ var seq struct {
 }
 
 // publish publishes document.failed for org through the PublishEvent activity's code (event
-// written once, a delivery per subscription, a WebhookDelivery workflow each) and returns a
-// channel that gets the arrival time of the last of its first attempts.
-func (e *env) publish(b *testing.B, orgID string, wantDeliveries int) <-chan time.Time {
+// written once, a delivery per subscription, their first attempts) and returns a channel that
+// gets the arrival time of the last of its first attempts, and the event's id.
+func (e *env) publish(b *testing.B, orgID string, wantDeliveries int) (<-chan time.Time, string) {
 	b.Helper()
 	seq.Lock()
 	seq.n++
@@ -208,7 +231,7 @@ func (e *env) publish(b *testing.B, orgID string, wantDeliveries int) <-chan tim
 	if err != nil || len(res.DeliveryIDs) != wantDeliveries {
 		b.Fatalf("publish: %d deliveries, %v", len(res.DeliveryIDs), err)
 	}
-	return done
+	return done, id
 }
 
 // runEmpty starts n empty workflows the way PublishEvent starts deliveries (at most
@@ -268,7 +291,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // starting one empty workflow on the same Temporal server to its completion.
 func BenchmarkWebhookLatency(b *testing.B) {
 	e := stack(b)
-	org := e.subscribeOrg(b, 1)
+	org := e.subscribeOrg(b, 1, "/hook")
 	e.publish(b, org, 1) // warm up: connections, caches, first workflow tasks
 	e.runEmpty(b, 1)
 	b.ResetTimer()
@@ -276,7 +299,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 	base := make([]time.Duration, 0, b.N)
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		done := e.publish(b, org, 1)
+		done, _ := e.publish(b, org, 1)
 		select {
 		case at := <-done:
 			lat = append(lat, at.Sub(start))
@@ -301,14 +324,14 @@ func BenchmarkWebhookLatency(b *testing.B) {
 // empty workflows started the same way on the same server (until the last completed).
 func BenchmarkWebhookFanOut(b *testing.B) {
 	e := stack(b)
-	org := e.subscribeOrg(b, fanOut)
+	org := e.subscribeOrg(b, fanOut, "/hook")
 	e.publish(b, org, fanOut) // warm up
 	e.runEmpty(b, fanOut)
 	b.ResetTimer()
 	var ours, base, publishing time.Duration
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		done := e.publish(b, org, fanOut)
+		done, _ := e.publish(b, org, fanOut)
 		publishing += time.Since(start)
 		select {
 		case at := <-done:
@@ -327,4 +350,50 @@ func BenchmarkWebhookFanOut(b *testing.B) {
 	b.ReportMetric(rate/baseRate, "ratio")
 	b.ReportMetric(ms(publishing)/float64(b.N), "publish-ms/event")
 	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkWebhookReceivers measures one event fanned out to 1, 10 and 100 subscriptions whose
+// receiver answers at once, after receiverDelay, or with a 500: first attempts per second (from
+// the publish until the last first attempt arrived), the publish's own time, and publish → first
+// attempt at p50 and p99 over every delivery, against the same number of empty workflows started
+// the same way on the same server (until the last completed).
+func BenchmarkWebhookReceivers(b *testing.B) {
+	for _, rcv := range []struct{ name, path string }{{"instant", "/hook"}, {"slow", "/slow"}, {"failing", "/fail"}} {
+		for _, n := range []int{1, 10, 100} {
+			b.Run(fmt.Sprintf("%s/subs=%d", rcv.name, n), func(b *testing.B) {
+				e := stack(b)
+				org := e.subscribeOrg(b, n, rcv.path)
+				e.runEmpty(b, n) // warm up
+				b.ResetTimer()
+				var ours, base, publishing time.Duration
+				var lat []time.Duration
+				for i := 0; i < b.N; i++ {
+					start := time.Now()
+					done, id := e.publish(b, org, n)
+					publishing += time.Since(start)
+					select {
+					case at := <-done:
+						ours += at.Sub(start)
+					case <-time.After(2 * time.Minute):
+						b.Fatal("not every first attempt arrived within 2 minutes")
+					}
+					for _, at := range e.rcv.arrivalsOf(id) {
+						lat = append(lat, at.Sub(start))
+					}
+					start = time.Now()
+					base += e.runEmpty(b, n).Sub(start)
+				}
+				b.StopTimer()
+				total := float64(b.N * n)
+				rate, baseRate := total/ours.Seconds(), total/base.Seconds()
+				b.ReportMetric(rate, "deliveries/s")
+				b.ReportMetric(baseRate, "baseline-workflows/s")
+				b.ReportMetric(rate/baseRate, "ratio")
+				b.ReportMetric(ms(publishing)/float64(b.N), "publish-ms/event")
+				b.ReportMetric(ms(percentile(lat, .5)), "first-p50-ms")
+				b.ReportMetric(ms(percentile(lat, .99)), "first-p99-ms")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
 }

@@ -427,6 +427,24 @@ func (s *Webhooks) PruneDeliveries(ctx context.Context, orgID, subscriptionID st
 	})
 }
 
+// SubscriptionsByID loads the organisation's subscriptions among ids, by id: the publishing
+// activity makes the first attempts of an event's deliveries with one query for all their
+// subscriptions instead of one per delivery.
+func (s *Webhooks) SubscriptionsByID(ctx context.Context, orgID string, ids []string) (map[string]WebhookSubscription, error) {
+	out := make(map[string]WebhookSubscription, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var subs []WebhookSubscription
+	if err := s.DB.WithContext(ctx).Where("org_id = ? AND id IN ?", orgID, ids).Find(&subs).Error; err != nil {
+		return nil, fmt.Errorf("store: load subscriptions: %w", err)
+	}
+	for _, sub := range subs {
+		out[sub.ID] = sub
+	}
+	return out, nil
+}
+
 // DeliveryTarget is everything one attempt needs.
 type DeliveryTarget struct {
 	Delivery     Delivery

@@ -44,13 +44,19 @@ type Activities struct {
 	HTTP *http.Client
 	// Guard is the SSRF guard HTTP enforces; the API checks target URLs with it when they are saved.
 	Guard *netguard.Guard
-	// Temporal starts a WebhookDelivery workflow per delivery that PublishEvent writes.
+	// Temporal starts the WebhookDelivery workflow of a delivery whose first attempt failed.
 	Temporal WorkflowStarter
 	// Schedule and ReceiverTimeout go into the workflows PublishEvent starts (config webhooks.*).
 	Schedule        []time.Duration
 	ReceiverTimeout time.Duration
+	// InlineWait is how long PublishEvent waits for the first attempts it makes inline
+	// (zero: DefaultInlineWait).
+	InlineWait time.Duration
 	// Logger is for the operator; it never receives a secret or a body.
 	Logger *slog.Logger
+
+	slotsOnce sync.Once
+	slots     chan struct{} // the process's bound on concurrent first attempts (InlineConcurrency)
 }
 
 // ErrNoSecretsKey is returned by NewWebhooks when config secrets.key is not set.
@@ -78,33 +84,20 @@ func New(cfg *config.Config, st *store.Store, temporal WorkflowStarter, logger *
 }
 
 // PublishEvent validates the event against the catalog, writes it once with one
-// delivery per subscription that wants it, and starts their WebhookDelivery
-// workflows. Running it twice writes and sends nothing twice.
+// delivery per subscription that wants it, and makes each delivery's first attempt inline
+// (deliverFirst); only a delivery whose first attempt failed, or did not end in time,
+// starts a WebhookDelivery workflow for the rest of its ladder. Running it twice writes
+// nothing twice and sends no delivery again whose answer was recorded.
 func (w *Activities) PublishEvent(ctx context.Context, in workflows.PublishEventInput) (workflows.PublishEventResult, error) {
 	env, err := events.NewEnvelope(in.EventID, in.Event, in.OrgID, in.OccurredAt, in.Data)
 	if err != nil {
 		return workflows.PublishEventResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrTypeInvalidEvent, err)
 	}
-	_, ds, err := w.Store.Webhooks.PublishEvent(ctx, env)
+	evt, ds, err := w.Store.Webhooks.PublishEvent(ctx, env)
 	if err != nil {
 		return workflows.PublishEventResult{}, err
 	}
-	// Start the deliveries' workflows a few at a time: one start is a round trip to Temporal,
-	// and an event can fan out to many subscriptions.
-	errs := make([]error, len(ds))
-	sem := make(chan struct{}, PublishStartConcurrency)
-	var wg sync.WaitGroup
-	for i, d := range ds {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			errs[i] = w.StartDelivery(ctx, d.OrgID, d.ID)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := w.deliverFirst(ctx, evt, ds); err != nil {
 		return workflows.PublishEventResult{}, err
 	}
 	out := workflows.PublishEventResult{EventID: env.ID, DeliveryIDs: make([]string, 0, len(ds))}
@@ -121,11 +114,21 @@ const PublishStartConcurrency = 16
 // idempotent: a delivery whose workflow runs or ran already is not started again.
 // The API uses it too (test sends, redeliveries).
 func (w *Activities) StartDelivery(ctx context.Context, orgID, deliveryID string) error {
+	return w.startLadder(ctx, orgID, deliveryID, 1, 0)
+}
+
+// startLadder starts the WebhookDelivery workflow of a delivery at rung from (1: the whole
+// ladder), waiting wait before it when from > 1. Like StartDelivery it starts a delivery's
+// workflow at most once.
+func (w *Activities) startLadder(ctx context.Context, orgID, deliveryID string, from int, wait time.Duration) error {
 	if w.Temporal == nil {
 		return fmt.Errorf("start webhook delivery %s: no Temporal client", deliveryID)
 	}
-	_, err := w.Temporal.ExecuteWorkflow(ctx, hookwf.WebhookDeliveryStartOptions(deliveryID), hookwf.WebhookDeliveryName,
-		hookwf.WebhookDeliveryInput{DeliveryID: deliveryID, OrgID: orgID, Schedule: w.Schedule, ReceiverTimeout: w.ReceiverTimeout})
+	in := hookwf.WebhookDeliveryInput{DeliveryID: deliveryID, OrgID: orgID, Schedule: w.Schedule, ReceiverTimeout: w.ReceiverTimeout}
+	if from > 1 {
+		in.FromAttempt, in.FirstWait = from, wait
+	}
+	_, err := w.Temporal.ExecuteWorkflow(ctx, hookwf.WebhookDeliveryStartOptions(deliveryID), hookwf.WebhookDeliveryName, in)
 	if err != nil && !workflows.AlreadyStarted(err) {
 		return fmt.Errorf("start webhook delivery %s: %w", deliveryID, err)
 	}
@@ -161,6 +164,20 @@ func (w *Activities) AttemptWebhookDelivery(ctx context.Context, in hookwf.Webho
 		res.Gone = target.Delivery.Status == webhook.StatusDropped
 		return res, nil
 	}
+	return w.attemptTarget(ctx, target, in)
+}
+
+// attemptTarget sends attempt in.Attempt of a loaded delivery (unless its subscription is
+// inactive) and records it with the delivery's new status (hookwf.DecideWebhookAttempt).
+// Only store failures are returned as errors.
+func (w *Activities) attemptTarget(ctx context.Context, target *store.DeliveryTarget, in hookwf.WebhookAttemptInput) (hookwf.WebhookAttemptResult, error) {
+	a, res := w.sendAttempt(ctx, target, in)
+	return res, w.recordAttempt(ctx, in, a, res)
+}
+
+// sendAttempt sends attempt in.Attempt of a loaded delivery, unless its subscription is
+// inactive, and returns the attempt to record and its outcome.
+func (w *Activities) sendAttempt(ctx context.Context, target *store.DeliveryTarget, in hookwf.WebhookAttemptInput) (store.DeliveryAttempt, hookwf.WebhookAttemptResult) {
 	started := time.Now()
 	a := store.DeliveryAttempt{DeliveryID: in.DeliveryID, Attempt: in.Attempt, OrgID: in.OrgID, AttemptedAt: started}
 	gone := !target.Subscription.Active
@@ -170,18 +187,22 @@ func (w *Activities) AttemptWebhookDelivery(ctx context.Context, in hookwf.Webho
 		a.StatusCode, a.RetryAfterSeconds, a.ResponseBody, a.Error = w.send(ctx, target, in, started)
 		a.LatencyMs = time.Since(started).Milliseconds()
 	}
-	res := w.outcome(in, a.StatusCode, a.Error, a.RetryAfterSeconds, gone)
+	return a, w.outcome(in, a.StatusCode, a.Error, a.RetryAfterSeconds, gone)
+}
+
+// recordAttempt records a sent attempt and the delivery's new status.
+func (w *Activities) recordAttempt(ctx context.Context, in hookwf.WebhookAttemptInput, a store.DeliveryAttempt, res hookwf.WebhookAttemptResult) error {
 	var next *time.Time
 	if d := hookwf.DecideWebhookAttempt(in.Schedule, in.Attempt, res); d.Status == webhook.StatusFailed {
 		t := time.Now().Add(d.NextDelay).UTC()
 		next = &t
 	}
 	if err := w.Store.Webhooks.RecordAttempt(ctx, a, res.Status, next); err != nil {
-		return hookwf.WebhookAttemptResult{}, err
+		return err
 	}
 	w.logger().Info("webhook attempt", "delivery_id", in.DeliveryID, "org_id", in.OrgID, "attempt", in.Attempt,
 		"status_code", a.StatusCode, "latency_ms", a.LatencyMs, "status", res.Status, "error", a.Error)
-	return res, nil
+	return nil
 }
 
 // outcome builds the attempt result and the status it leads to.

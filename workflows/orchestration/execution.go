@@ -51,6 +51,8 @@ func Execution(ctx workflow.Context, in ExecutionInput) (ExecutionResult, error)
 type execRun struct {
 	in  ExecutionInput
 	env orch.Env
+	// localBookkeeping runs the bookkeeping as local activities (VersionLocalBookkeeping).
+	localBookkeeping bool
 	// output is the output of the last step that finished.
 	output any
 	// current is the step in progress, for cancellation cleanup.
@@ -80,6 +82,7 @@ func (f *runError) Error() string { return f.msg }
 
 func (r *execRun) execute(ctx workflow.Context) (ExecutionResult, error) {
 	workflow.SetCurrentDetails(ctx, "Starting")
+	r.localBookkeeping = workflow.GetVersion(ctx, VersionLocalBookkeeping, workflow.DefaultVersion, 1) >= 1
 	inputs := r.in.Inputs
 	if inputs == nil {
 		inputs = map[string]any{}
@@ -100,7 +103,7 @@ func (r *execRun) execute(ctx workflow.Context) (ExecutionResult, error) {
 			"inputs": inputs, "externalId": workflows.OrNull(r.in.ExternalID),
 		}),
 	}
-	if err := workflow.ExecuteActivity(storeCtx(ctx, "mark running"), ActivityMarkRunning, mark).Get(ctx, nil); err != nil {
+	if err := r.bookkeeping(ctx, "mark running", ActivityMarkRunning, mark).Get(ctx, nil); err != nil {
 		return r.end(ctx, err)
 	}
 	def, err := r.load(ctx)
@@ -121,7 +124,7 @@ func (r *execRun) load(ctx workflow.Context) (*orch.Definition, error) {
 	in := LoadDefinitionInput{OrgID: r.in.OrgID, WorkflowID: r.in.WorkflowID, Version: r.in.WorkflowVersion}
 	var raw json.RawMessage
 	summary := fmt.Sprintf("load %s v%d", r.in.WorkflowSlug, r.in.WorkflowVersion)
-	if err := workflow.ExecuteActivity(storeCtx(ctx, summary), ActivityLoadDefinition, in).Get(ctx, &raw); err != nil {
+	if err := r.bookkeeping(ctx, summary, ActivityLoadDefinition, in).Get(ctx, &raw); err != nil {
 		return nil, err
 	}
 	def, err := orch.Parse(raw)
@@ -226,7 +229,7 @@ func (r *execRun) sleep(ctx workflow.Context, st *step, a orch.Sleep) error {
 
 // recordRunning records a step that waits on an activity, a timer or a person.
 func (r *execRun) recordRunning(ctx workflow.Context, st *step) error {
-	return recordStep(ctx, r.stepRecord(st, orch.StepRunning))
+	return r.recordStep(ctx, r.stepRecord(st, orch.StepRunning))
 }
 
 // completeStep records a succeeded step with its workflow.step.completed event.
@@ -262,7 +265,7 @@ func (r *execRun) finishStep(ctx workflow.Context, st *step, rec StepRecord, nam
 	rec.CompletedAt = &now
 	ev := r.event(ctx, name, st.id, data)
 	rec.Event = &ev
-	if err := recordStep(ctx, rec); err != nil {
+	if err := r.recordStep(ctx, rec); err != nil {
 		return err
 	}
 	r.current = nil
@@ -270,8 +273,8 @@ func (r *execRun) finishStep(ctx workflow.Context, st *step, rec StepRecord, nam
 }
 
 // recordStep runs the RecordStep activity for rec.
-func recordStep(ctx workflow.Context, rec StepRecord) error {
-	return workflow.ExecuteActivity(storeCtx(ctx, "step "+rec.NodeID+" "+string(rec.Status)), ActivityRecordStep, rec).Get(ctx, nil)
+func (r *execRun) recordStep(ctx workflow.Context, rec StepRecord) error {
+	return r.bookkeeping(ctx, "step "+rec.NodeID+" "+string(rec.Status), ActivityRecordStep, rec).Get(ctx, nil)
 }
 
 func (r *execRun) stepRecord(st *step, status orch.StepStatus) StepRecord {
@@ -292,7 +295,7 @@ func (r *execRun) succeed(ctx workflow.Context) (ExecutionResult, error) {
 			"workflowVersion": r.in.WorkflowVersion, "externalId": workflows.OrNull(r.in.ExternalID),
 		}),
 	}
-	if err := finishExecution(ctx, fin); err != nil {
+	if err := r.finishExecution(ctx, fin); err != nil {
 		return r.end(ctx, err)
 	}
 	workflow.SetCurrentDetails(ctx, "Succeeded")
@@ -319,7 +322,7 @@ func (r *execRun) end(ctx workflow.Context, err error) (ExecutionResult, error) 
 			"failedStepId": workflows.OrNull(f.stepID), "errorMessage": f.msg,
 		}),
 	}
-	if err := finishExecution(dctx, fin); err != nil {
+	if err := r.finishExecution(dctx, fin); err != nil {
 		return ExecutionResult{}, err
 	}
 	workflow.SetCurrentDetails(ctx, "Failed: "+f.msg)
@@ -339,13 +342,13 @@ func (r *execRun) cancelled(ctx, dctx workflow.Context) (ExecutionResult, error)
 		rec := r.stepRecord(st, orch.StepCancelled)
 		rec.Error = "execution cancelled"
 		rec.CompletedAt = &now
-		if err := recordStep(dctx, rec); err != nil {
+		if err := r.recordStep(dctx, rec); err != nil {
 			return ExecutionResult{}, err
 		}
 	}
 	if ap := r.pending; ap != nil && ap.status == orch.ApprovalPending {
 		ap.status, ap.decidedAt = orch.ApprovalCancelled, now
-		if err := workflow.ExecuteActivity(storeCtx(dctx, "approval cancelled"), ActivityResolveApproval, ap.decision(r.in.OrgID)).Get(dctx, nil); err != nil {
+		if err := r.bookkeeping(dctx, "approval cancelled", ActivityResolveApproval, ap.decision(r.in.OrgID)).Get(dctx, nil); err != nil {
 			return ExecutionResult{}, err
 		}
 	}
@@ -357,7 +360,7 @@ func (r *execRun) cancelled(ctx, dctx workflow.Context) (ExecutionResult, error)
 			"reason": workflows.OrNull(req.Reason), "actorUserId": workflows.OrNull(req.ActorUserID),
 		}),
 	}
-	if err := finishExecution(dctx, fin); err != nil {
+	if err := r.finishExecution(dctx, fin); err != nil {
 		return ExecutionResult{}, err
 	}
 	workflow.SetCurrentDetails(dctx, "Cancelled")
@@ -365,18 +368,30 @@ func (r *execRun) cancelled(ctx, dctx workflow.Context) (ExecutionResult, error)
 }
 
 // finishExecution runs the FinishExecution activity for fin.
-func finishExecution(ctx workflow.Context, fin FinishInput) error {
-	return workflow.ExecuteActivity(storeCtx(ctx, "finish: "+string(fin.Status)), ActivityFinishExecution, fin).Get(ctx, nil)
+func (r *execRun) finishExecution(ctx workflow.Context, fin FinishInput) error {
+	return r.bookkeeping(ctx, "finish: "+string(fin.Status), ActivityFinishExecution, fin).Get(ctx, nil)
 }
 
-// storeCtx sets the options of the bookkeeping activities (store writes and events):
-// retried until they succeed, except for errors that retrying cannot mend.
-func storeCtx(ctx workflow.Context, summary string) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy:         workflows.BookkeepingRetry(ErrTypeDefinitionNotFound, workflows.ErrTypeInvalidEvent),
-		Summary:             summary,
-	})
+// VersionLocalBookkeeping is the workflow.GetVersion change id under which an execution runs
+// its bookkeeping (store writes and their events) as local activities: version 1 and later
+// run them in the workflow's worker, in the workflow task that asks for them, with no
+// activity task round trip through the server; runs recorded before it (DefaultVersion)
+// keep their regular activities, so their histories replay.
+const VersionLocalBookkeeping = "local-bookkeeping"
+
+// bookkeeping runs one bookkeeping activity, retried until it succeeds except for errors
+// that retrying cannot mend: a local activity in runs of VersionLocalBookkeeping, a regular
+// one in older runs.
+func (r *execRun) bookkeeping(ctx workflow.Context, summary, activity string, arg any) workflow.Future {
+	retry := workflows.BookkeepingRetry(ErrTypeDefinitionNotFound, workflows.ErrTypeInvalidEvent)
+	if r.localBookkeeping {
+		return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout: 30 * time.Second, RetryPolicy: retry, Summary: summary,
+		}), activity, arg)
+	}
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second, RetryPolicy: retry, Summary: summary,
+	}), activity, arg)
 }
 
 // event prepares one event for a bookkeeping activity to publish: its evt_ id derives from

@@ -51,7 +51,7 @@ func (r *execRun) awaitApproval(ctx workflow.Context, st *step, a orch.AwaitAppr
 	// The approval can be resolved as soon as the API can find it in the store, which may be
 	// before this workflow sees RecordApproval complete; the handler waits for ap.stored.
 	r.pending, r.approvals[ap.id], r.byStep[st.id] = ap, ap, ap
-	if err := workflow.ExecuteActivity(storeCtx(ctx, "approval "+st.node.ID+" pending"), ActivityRecordApproval, rec).Get(ctx, nil); err != nil {
+	if err := r.bookkeeping(ctx, "approval "+st.node.ID+" pending", ActivityRecordApproval, rec).Get(ctx, nil); err != nil {
 		return approvalOutput{}, err
 	}
 	ap.stored = true
@@ -67,7 +67,7 @@ func (r *execRun) awaitApproval(ctx workflow.Context, st *step, a orch.AwaitAppr
 		}
 		if !ok {
 			ap.status, ap.timedOut, ap.decidedAt = orch.ApprovalRejected, true, workflow.Now(ctx).UTC()
-			if err := workflow.ExecuteActivity(storeCtx(ctx, "approval "+st.node.ID+" timed out"), ActivityResolveApproval, ap.decision(r.in.OrgID)).Get(ctx, nil); err != nil {
+			if err := r.bookkeeping(ctx, "approval "+st.node.ID+" timed out", ActivityResolveApproval, ap.decision(r.in.OrgID)).Get(ctx, nil); err != nil {
 				return approvalOutput{}, err
 			}
 			ap.recorded = true
@@ -150,7 +150,7 @@ func (r *execRun) resolve(ctx workflow.Context, req ResolveApprovalRequest) (App
 	if err := workflow.Await(ctx, func() bool { return ap.stored }); err != nil {
 		return ApprovalResult{}, err
 	}
-	if err := workflow.ExecuteActivity(storeCtx(ctx, "approval "+ap.nodeID+" "+string(ap.status)), ActivityResolveApproval, ap.decision(r.in.OrgID)).Get(ctx, nil); err != nil {
+	if err := r.bookkeeping(ctx, "approval "+ap.nodeID+" "+string(ap.status), ActivityResolveApproval, ap.decision(r.in.OrgID)).Get(ctx, nil); err != nil {
 		return ApprovalResult{}, err
 	}
 	ap.recorded = true

@@ -32,11 +32,45 @@ import (
 // change rather than re-recording; re-record only when adding scenarios.
 const historyDir = "testdata"
 
+// recordTag names the histories TestRecordExecutionHistories records now: runs of
+// VersionLocalBookkeeping (execution_local_bookkeeping_<scenario>.json). The untagged files are
+// runs recorded before it (regular bookkeeping activities) and stay, so both keep replaying.
+const recordTag = "local_bookkeeping_"
+
 func TestExecutionReplay(t *testing.T) {
-	// Record them with TestRecordExecutionHistories.
-	workflowtest.ReplayHistories(t, historyDir, "execution_*.json", 8, func(r worker.WorkflowReplayer) {
+	// Record them with TestRecordExecutionHistories: 8 scenarios before VersionLocalBookkeeping, 8 of it.
+	workflowtest.ReplayHistories(t, historyDir, "execution_*.json", 16, func(r worker.WorkflowReplayer) {
 		r.RegisterWorkflowWithOptions(Execution, workflow.RegisterOptions{Name: ExecutionWorkflowName})
 	})
+}
+
+// TestRecordedHistoriesOfLocalBookkeeping checks that the histories recorded since
+// VersionLocalBookkeeping are runs of it: the version's marker, and no bookkeeping scheduled as a
+// regular activity; and that those from before it have neither.
+func TestRecordedHistoriesOfLocalBookkeeping(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(historyDir, "execution_*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tagged int
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		local := strings.HasPrefix(filepath.Base(file), "execution_"+recordTag)
+		if local {
+			tagged++
+		}
+		marked := strings.Contains(string(raw), VersionLocalBookkeeping)
+		scheduled := strings.Contains(string(raw), `"name": "`+ActivityMarkRunning+`"`)
+		if marked != local || scheduled == local {
+			t.Errorf("%s: version marker %v, MarkRunning scheduled as an activity %v", file, marked, scheduled)
+		}
+	}
+	if tagged < 8 {
+		t.Errorf("%d histories of local bookkeeping recorded, want 8", tagged)
+	}
 }
 
 // Environment of TestRecordExecutionHistories.
@@ -65,7 +99,7 @@ type recordScenario struct {
 //	SVC_RECORD_HISTORIES=1 SVC_TEMPORAL_ADDRESS=127.0.0.1:7233 go test ./workflows -run TestRecordExecutionHistories
 //
 // It runs the workflow on a task queue of its own with in-memory activities (the same fakes
-// as the unit tests), so it needs no database, and writes testdata/execution_<name>.json.
+// as the unit tests), so it needs no database, and writes testdata/execution_<recordTag><name>.json.
 func TestRecordExecutionHistories(t *testing.T) {
 	addr := os.Getenv(envTemporalAddress)
 	if os.Getenv(envRecord) != "1" || addr == "" {
@@ -207,7 +241,7 @@ func recordOne(t *testing.T, c client.Client, sc recordScenario) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(historyDir, "execution_"+sc.name+".json")
+	path := filepath.Join(historyDir, "execution_"+recordTag+sc.name+".json")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,13 @@ type WebhookDeliveryInput struct {
 	Schedule []time.Duration
 	// ReceiverTimeout bounds one POST (config webhooks.receiver_timeout); zero means DefaultReceiverTimeout.
 	ReceiverTimeout time.Duration
+	// FromAttempt is the rung the ladder begins at: 0 or 1 for the first, 2 when the publishing
+	// activity made the first attempt inline and it failed (or did not answer in time). Zero in
+	// every run started before inline first attempts, so their histories replay unchanged.
+	FromAttempt int
+	// FirstWait is the wait before attempt FromAttempt when FromAttempt > 1 (the delay the
+	// failed attempt decided, Retry-After included); the first rung waits Schedule[0].
+	FirstWait time.Duration
 }
 
 // WebhookAttemptInput is the input of one attempt.
@@ -127,7 +134,8 @@ func WebhookDeliveryStartOptions(deliveryID string) client.StartWorkflowOptions 
 	return workflows.StartOnce(deliveryID, workflows.QueueWebhooks, "webhook delivery "+deliveryID)
 }
 
-// WebhookDelivery runs the retry ladder of one delivery: before attempt i it
+// WebhookDelivery runs the retry ladder of one delivery, from its first rung or, after a
+// failed inline first attempt, from in.FromAttempt: before attempt i it
 // waits the ladder's delay (Schedule[i-1], or more after a Retry-After, see
 // DecideWebhookAttempt), then runs one attempt activity with no Temporal retries
 // of its own. It stops on a 2xx (delivered) or a 410 (dropped), and after the
@@ -148,9 +156,16 @@ func WebhookDelivery(ctx workflow.Context, in WebhookDeliveryInput) (WebhookDeli
 	})
 	logger := workflow.GetLogger(ctx)
 	total := len(in.Schedule)
-	wait := max(in.Schedule[0], 0)
+	from, wait := 1, max(in.Schedule[0], 0)
+	if in.FromAttempt > 1 {
+		from, wait = in.FromAttempt, max(in.FirstWait, 0)
+	}
+	if from > total {
+		return WebhookDeliveryResult{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("webhook delivery %s: attempt %d is past the %d-rung schedule", in.DeliveryID, from, total), "InvalidInput", nil)
+	}
 	var res WebhookDeliveryResult
-	for attempt := 1; attempt <= total; attempt++ {
+	for attempt := from; attempt <= total; attempt++ {
 		if wait > 0 {
 			workflow.SetCurrentDetails(ctx, fmt.Sprintf("attempt %d of %d at %s",
 				attempt, total, workflow.Now(ctx).Add(wait).UTC().Format(time.RFC3339)))

@@ -286,3 +286,30 @@ func TestWebhookDeliveryStartOptions(t *testing.T) {
 		t.Errorf("options = %+v", o)
 	}
 }
+
+// A ladder started after a failed inline first attempt begins at its second rung, after the
+// wait the first attempt decided, and never makes attempt 1 again.
+func TestWebhookDeliveryFromSecondRung(t *testing.T) {
+	in := input()
+	in.FromAttempt, in.FirstWait = 2, 45*time.Second // e.g. a Retry-After above the 10 s rung
+	r, res, start, err := run(t, in, func(int) (WebhookAttemptResult, error) { return answer(500), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append([]time.Duration{45 * time.Second}, specLadder[2:]...); !reflect.DeepEqual(r.gaps(start), want) {
+		t.Errorf("delays before attempts = %v, want %v", r.gaps(start), want)
+	}
+	for i, ai := range r.inputs {
+		if ai.Attempt != i+2 {
+			t.Errorf("attempt %d has number %d", i+2, ai.Attempt)
+		}
+	}
+	if want := (WebhookDeliveryResult{Status: webhook.StatusDropped, Attempts: 6, LastStatusCode: 500}); res != want {
+		t.Errorf("result = %+v, want %+v", res, want)
+	}
+
+	in.FromAttempt = len(specLadder) + 1
+	if _, _, _, err := run(t, in, func(int) (WebhookAttemptResult, error) { return answer(204), nil }); err == nil {
+		t.Error("a ladder past its last rung started")
+	}
+}
