@@ -277,3 +277,10 @@ func (s *Cases) UnstartedCases(ctx context.Context, limit int) ([]Case, error) {
 	err := s.DB.WithContext(ctx).Where("started = ?", false).Order("created_at, id").Limit(limit).Find(&out).Error
 	return out, err
 }
+
+// CaseAlertIDs lists the ids of a case's alerts, oldest first.
+func (s *Cases) CaseAlertIDs(ctx context.Context, orgID, caseID string) ([]string, error) {
+	var out []string
+	err := s.DB.WithContext(ctx).Model(&Alert{}).Where("org_id = ? AND case_id = ?", orgID, caseID).Order("created_at, id").Pluck("id", &out).Error
+	return out, err
+}
