@@ -169,17 +169,14 @@ func (s *Cases) GetCase(ctx context.Context, orgID, id string) (*Case, error) {
 // CaseQuery filters the case list.
 type CaseQuery struct {
 	Filter
-	AssigneeID, CustomerID string
+	AssigneeID string
 }
 
 // ListCases pages through the organisation's cases, newest first.
 func (s *Cases) ListCases(ctx context.Context, orgID string, page Offset, q CaseQuery) ([]Case, int64, error) {
-	scopes := []Scope{ForOrg(orgID), q.Filter.Scope(FilterColumns{Text: []string{"title"}, Status: "status"})}
+	scopes := []Scope{ForOrg(orgID), q.Filter.Scope(FilterColumns{Text: []string{"title"}, Status: "status", CustomerID: "customer_id"})}
 	if q.AssigneeID != "" {
 		scopes = append(scopes, Where("assignee_id = ?", q.AssigneeID))
-	}
-	if q.CustomerID != "" {
-		scopes = append(scopes, Where("customer_id = ?", q.CustomerID))
 	}
 	return ListOffset[Case](ctx, s.DB, page, "created_at DESC, id DESC", scopes...)
 }
@@ -283,4 +280,22 @@ func (s *Cases) CaseAlertIDs(ctx context.Context, orgID, caseID string) ([]strin
 	var out []string
 	err := s.DB.WithContext(ctx).Model(&Alert{}).Where("org_id = ? AND case_id = ?", orgID, caseID).Order("created_at, id").Pluck("id", &out).Error
 	return out, err
+}
+
+// AlertQuery filters the alert feed.
+type AlertQuery struct {
+	Filter
+	Source, CaseID string
+}
+
+// ListAlerts pages through the organisation's alerts, newest first (cursor).
+func (s *Cases) ListAlerts(ctx context.Context, orgID string, page CursorPage, q AlertQuery) ([]Alert, *Cursor, error) {
+	scopes := []Scope{ForOrg(orgID), q.Filter.Scope(FilterColumns{Text: []string{"summary"}, Status: "status", CustomerID: "customer_id"})}
+	if q.Source != "" {
+		scopes = append(scopes, Where("source = ?", q.Source))
+	}
+	if q.CaseID != "" {
+		scopes = append(scopes, Where("case_id = ?", q.CaseID))
+	}
+	return ListCursor(ctx, s.DB, page, func(a *Alert) Cursor { return Cursor{Time: a.CreatedAt, ID: a.ID} }, scopes...)
 }
