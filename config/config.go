@@ -39,6 +39,7 @@ type Config struct {
 	Blobs       BlobsConfig       `mapstructure:"blobs"`
 	Retention   RetentionConfig   `mapstructure:"retention"`
 	Reconcile   ReconcileConfig   `mapstructure:"reconcile"`
+	Cases       CasesConfig       `mapstructure:"cases"`
 }
 
 // ReconcileConfig configures the Schedule that ends the records of runs ended outside their
@@ -144,6 +145,23 @@ type IdentityConfig struct {
 	PurgeEvery time.Duration `mapstructure:"purge_every"`
 }
 
+// CasesConfig configures the cases product: how alerts are gathered into cases, when a case
+// falls due, and the regulator endpoint that receives SAR filings.
+type CasesConfig struct {
+	// GatherWindow: an alert joins its customer's open case opened within it, else opens a new one.
+	GatherWindow time.Duration `mapstructure:"gather_window"`
+	// GatherEvery is how often the gathering Schedule takes the alerts no case holds yet.
+	GatherEvery time.Duration `mapstructure:"gather_every"`
+	// DueIn is how long after it opens a case falls due unless a person sets its due date.
+	DueIn time.Duration `mapstructure:"due_in"`
+	// RegulatorURL receives submitted SAR filings (POST, JSON); empty means filings wait submitted.
+	RegulatorURL string `mapstructure:"regulator_url"`
+	// RegulatorAllowCIDRs may be reached despite the SSRF guard (a regulator on a private network).
+	RegulatorAllowCIDRs []string `mapstructure:"regulator_allow_cidrs"`
+	// DeliveryAttempts bounds the tries of one SAR delivery.
+	DeliveryAttempts int `mapstructure:"delivery_attempts"`
+}
+
 // AuthConfig configures dashboard sessions and the API-key lookup cache.
 type AuthConfig struct {
 	SessionTTL  time.Duration `mapstructure:"session_ttl"`
@@ -229,6 +247,12 @@ var keys = []Key{
 	{"ai.allow_cidrs", []string{}, "CIDRs ai.base_url may reach despite the SSRF guard (e.g. 127.0.0.0/8 for a local model server)"},
 	{"ai.daily_tokens", int64(0), "each organisation's daily language-model token budget; 0 means unlimited"},
 	{"ai.audit", "keep", "what a model step keeps for audit: keep (redacted prompt and answer) or redact (sizes only)"},
+	{"cases.gather_window", 7 * 24 * time.Hour, "an alert joins its customer's open case if that case opened within this window, else it opens a new case"},
+	{"cases.gather_every", 15 * time.Second, "how often the cases gathering Schedule takes the alerts no case holds yet (and starts any case or SAR workflow not started)"},
+	{"cases.due_in", 72 * time.Hour, "a new case falls due this long after it opens, unless a person sets its due date; an overdue case raises case.overdue and escalates"},
+	{"cases.regulator_url", "", "endpoint that receives submitted SAR filings (POST JSON with the PDF); empty means filings stay submitted until it is set"},
+	{"cases.regulator_allow_cidrs", []string{}, "CIDRs cases.regulator_url may reach despite the SSRF guard"},
+	{"cases.delivery_attempts", 10, "tries of one SAR delivery to the regulator before it is left submitted with its error"},
 	{"auth.key_cache_ttl", 5 * time.Second, "how long an API process reuses a key lookup; a revocation made through another process takes effect within it (0 disables)"},
 }
 
@@ -523,11 +547,25 @@ func (c *Config) Validate() error {
 	if c.Documents.Threshold < 0 || c.Documents.Threshold > 1 {
 		bad("documents.threshold", "must be between 0 and 1")
 	}
+	if c.Cases.RegulatorURL != "" && !isHTTPURL(c.Cases.RegulatorURL) {
+		bad("cases.regulator_url", "must be an http(s) URL")
+	}
 	if c.AI.BaseURL != "" && !isHTTPURL(c.AI.BaseURL) {
 		bad("ai.base_url", "must be an http(s) URL")
 	}
 	if c.AI.BaseURL != "" && c.AI.Model == "" {
 		bad("ai.model", "must be set with ai.base_url")
+	}
+	for _, p := range c.Cases.RegulatorAllowCIDRs {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			bad("cases.regulator_allow_cidrs", "%q is not a CIDR", p)
+		}
+	}
+	if c.Cases.GatherEvery < time.Second {
+		bad("cases.gather_every", "must be at least 1s, got %s", c.Cases.GatherEvery)
+	}
+	if c.Cases.DeliveryAttempts < 1 {
+		bad("cases.delivery_attempts", "must be at least 1, got %d", c.Cases.DeliveryAttempts)
 	}
 	for _, p := range c.AI.AllowCIDRs {
 		if _, err := netip.ParsePrefix(p); err != nil {

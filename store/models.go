@@ -17,6 +17,6 @@ func AllModels() []any {
 		&FraudSubject{}, &FraudDeviceSession{}, &FraudValue{}, &FraudBacktest{},
 		&AITokenUsage{}, &AIExchange{}, &AutomationRun{},
 		&Customer{},
-		&Alert{},
+		&Alert{}, &Case{}, &CaseEntry{}, &CaseEvidence{}, &SARFiling{},
 	}
 }

@@ -64,6 +64,8 @@ type Store struct {
 	Customers *Customers
 	// Alerts is the cases product's intake: screening and fraud raise alerts here.
 	Alerts *Alerts
+	// Cases holds cases, their timeline and evidence, the gathering of alerts, and SAR filings.
+	Cases *Cases
 }
 
 // handle is what the Store and every repository share: the database connection.
@@ -114,7 +116,7 @@ func newStore(db *gorm.DB, dialect string) *Store {
 		Idempotency: &Idempotency{h}, RateLimits: &RateLimits{h}, Identity: &Identity{h},
 		Statements: &Statements{h}, Fraud: &Fraud{h}, Automation: &Automation{h},
 		Customers: &Customers{h},
-		Alerts:    &Alerts{h},
+		Alerts:    &Alerts{h}, Cases: &Cases{h},
 	}
 }
 

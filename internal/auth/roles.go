@@ -15,10 +15,10 @@ const (
 var roleScopes = map[string][]string{
 	// admin manages everything: keys, users, webhooks, and writes every resource.
 	RoleAdmin: {ScopeWrite, ScopeAPIManage, ScopeWebhooksManage},
-	// reviewer reads everything and resolves human work: approvals, extraction corrections and identity reviews.
-	RoleReviewer: {ScopeRead, "approvals:write", "extractions:write", "verification-reviews:write"},
-	// analyst reads everything and runs the products: workflows, executions, documents, corrections, document templates, identity verifications.
-	RoleAnalyst: {ScopeRead, "workflows:write", "executions:write", "documents:write", "extractions:write", "templates:write", "verifications:write"},
+	// reviewer reads everything and resolves human work: approvals, extraction corrections, identity reviews, cases and SAR filings (the second pair of eyes).
+	RoleReviewer: {ScopeRead, "approvals:write", "extractions:write", "verification-reviews:write", "cases:write", "sar-filings:write"},
+	// analyst reads everything and runs the products: workflows, executions, documents, corrections, document templates, identity verifications, cases and SAR drafts.
+	RoleAnalyst: {ScopeRead, "workflows:write", "executions:write", "documents:write", "extractions:write", "templates:write", "verifications:write", "cases:write", "sar-filings:write"},
 	// viewer only reads.
 	RoleViewer: {ScopeRead},
 }

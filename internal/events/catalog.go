@@ -30,6 +30,8 @@ const (
 	Platform Product = "platform"
 	// Fraud is the anti-fraud product (unified headers only).
 	Fraud Product = "fraud"
+	// Cases is the case manager and its SAR filings (unified headers only).
+	Cases Product = "cases"
 )
 
 // HeaderPrefixes returns the product header prefixes a delivery of this product
@@ -135,6 +137,14 @@ const (
 	FraudDecisionDeclined                     = "fraud.decision.declined"
 	FraudRuleSetPublished                     = "fraud.ruleset.published"
 	FraudBacktestCompleted                    = "fraud.backtest.completed"
+	CaseCreated                               = "case.created"
+	CaseAssigned                              = "case.assigned"
+	CaseEscalated                             = "case.escalated"
+	CaseOverdue                               = "case.overdue"
+	CaseClosed                                = "case.closed"
+	SARSubmitted                              = "sar.submitted"
+	SARAcknowledged                           = "sar.acknowledged"
+	SARRejected                               = "sar.rejected"
 )
 
 // IdentityVerificationEvent is the event announcing that a verification reached status;
@@ -258,7 +268,23 @@ var catalog = []Def{
 	{Name: FraudBacktestCompleted, Product: Fraud, Keys: []Key{
 		str("backtestId"), str("ruleSetId"), {Name: "version", Kind: Integer}, {Name: "evaluated", Kind: Integer}, {Name: "changed", Kind: Integer},
 	}},
+	// Cases: a case's lifecycle (the case workflow publishes them) and a SAR filing's submission.
+	{Name: CaseCreated, Product: Cases, Keys: []Key{
+		str("caseId"), str("title"), strNull("customerId"), str("priority"), {Name: "alertIds", Kind: Array}, strNull("createdBy"),
+	}},
+	{Name: CaseAssigned, Product: Cases, Keys: []Key{str("caseId"), str("assigneeId"), str("assignedBy"), str("status")}},
+	{Name: CaseEscalated, Product: Cases, Keys: []Key{str("caseId"), strNull("escalatedBy"), str("reason")}},
+	{Name: CaseOverdue, Product: Cases, Keys: []Key{str("caseId"), str("dueAt"), str("status")}},
+	{Name: CaseClosed, Product: Cases, Keys: []Key{
+		str("caseId"), str("outcome"), str("rationale"), str("proposedBy"), str("approvedBy"),
+	}},
+	{Name: SARSubmitted, Product: Cases, Keys: sarKeys},
+	{Name: SARAcknowledged, Product: Cases, Keys: append(sarKeys[:len(sarKeys):len(sarKeys)], strNull("reference"))},
+	{Name: SARRejected, Product: Cases, Keys: append(sarKeys[:len(sarKeys):len(sarKeys)], str("reason"))},
 }
+
+// sarKeys are the data keys every SAR filing event has.
+var sarKeys = []Key{str("filingId"), str("caseId"), str("filedById"), str("submittedById")}
 
 // fraudDecisionKeys are the data keys of the fraud decision events.
 var fraudDecisionKeys = []Key{

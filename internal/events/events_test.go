@@ -57,6 +57,15 @@ var specCatalog = map[string]struct {
 	"automation.completed":       {Automation, []string{"automationId", "kind", "subjectId", "resultStatus", "model", "totalTokens", "externalId"}},
 	"automation.failed":          {Automation, []string{"automationId", "kind", "subjectId", "errorMessage", "externalId"}},
 	"automation.budget_exceeded": {Automation, []string{"day", "usedTokens", "dailyTokens"}},
+	// The cases product's events (SPEC 3.4).
+	"case.created":     {Cases, []string{"caseId", "title", "customerId", "priority", "alertIds", "createdBy"}},
+	"case.assigned":    {Cases, []string{"caseId", "assigneeId", "assignedBy", "status"}},
+	"case.escalated":   {Cases, []string{"caseId", "escalatedBy", "reason"}},
+	"case.overdue":     {Cases, []string{"caseId", "dueAt", "status"}},
+	"case.closed":      {Cases, []string{"caseId", "outcome", "rationale", "proposedBy", "approvedBy"}},
+	"sar.submitted":    {Cases, []string{"filingId", "caseId", "filedById", "submittedById"}},
+	"sar.acknowledged": {Cases, []string{"filingId", "caseId", "filedById", "submittedById", "reference"}},
+	"sar.rejected":     {Cases, []string{"filingId", "caseId", "filedById", "submittedById", "reason"}},
 }
 
 var identityKeys = []string{"verificationId", "status", "reasons", "attemptId", "customerId", "reference", "externalId", "decision"}

@@ -41,6 +41,10 @@ const (
 	Screening            Prefix = "scr"
 	List                 Prefix = "lst"
 	Alert                Prefix = "alr"
+	// Case and SARFiling are the cases product's: a case gathering alerts, a suspicious
+	// activity report drafted from it.
+	Case      Prefix = "cas"
+	SARFiling Prefix = "sar"
 	// Fraud product: decisions, rule sets (and their rules), device sessions, backtests; its
 	// alerts are Alert's.
 	Decision      Prefix = "dec"

@@ -23,7 +23,7 @@ func All() []statemachine.Diagram {
 		idv.Table, idv.AttemptTable,
 		fraud.Reviews, fraud.Versions,
 		customers.Statuses,
-		cases.Alerts,
+		cases.Alerts, cases.Lifecycle, cases.SARFilings,
 	}
 }
 
