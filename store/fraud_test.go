@@ -16,6 +16,11 @@ import (
 	"github.com/svcplatform/svc/store/storetest"
 )
 
+// testBudget is the rule budget of these tests: long enough never to fire however loaded the
+// machine is, so that what they check does not depend on wall time. That the budget does fire
+// is internal/fraud's TestBudgetSpentRecordsTheRulesLeft.
+const testBudget = time.Hour
+
 // allFeaturesVersion is a version whose one rule reads every velocity feature, so an evaluation
 // computes them all.
 func allFeaturesVersion(t *testing.T) *store.FraudVersion {
@@ -53,7 +58,7 @@ func TestFraudVelocityIsExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: org, Request: req, Live: live, Persist: true})
+			d, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: req, Live: live, Persist: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,18 +112,18 @@ func TestFraudDecisionEvidenceAndLookup(t *testing.T) {
 			t.Fatalf("second session %+v, %v", sess2, err)
 		}
 		body := `{"transaction": {"id": "t1", "amount": 10, "currency": "EUR", "type": "card_payment", "customerId": "c1"}, "deviceSessionId": "` + sess.Session.ID + `"}`
-		first, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: org, Request: evalReq(t, body), Live: live, Persist: true})
+		first, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: evalReq(t, body), Live: live, Persist: true})
 		if err != nil || first.Decision.Outcome != "approve" || first.Alert != nil || first.Features["device"]["distinct_customer_24h"] != 2 {
 			t.Fatalf("first %+v, %v", first, err)
 		}
-		look, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: org, Request: evalReq(t, body), Live: live, Persist: false})
+		look, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: evalReq(t, body), Live: live, Persist: false})
 		if err != nil || look.Decision.Outcome != "review" || look.Features["customer"]["count_1h"] != 2 {
 			t.Fatalf("lookup %+v, %v", look, err)
 		}
 		if _, err := s.Fraud.GetDecision(ctx, org, look.Decision.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("the lookup's decision was kept: %v", err)
 		}
-		second, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: org, Request: evalReq(t, body), Live: live, Persist: true})
+		second, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: evalReq(t, body), Live: live, Persist: true})
 		if err != nil || second.Decision.Outcome != "review" || second.Features["customer"]["count_1h"] != 2 || second.Alert == nil {
 			t.Fatalf("second %+v, %v (a lookup must not have counted)", second, err)
 		}
@@ -132,7 +137,7 @@ func TestFraudDecisionEvidenceAndLookup(t *testing.T) {
 			res.Matched[0].Explanation != "2 in an hour" || snap.Device.ID != "fp1" || snap.Velocity["customer"]["count_1h"] != 2 || got.ReviewStatus != "pending" {
 			t.Errorf("stored evidence %+v %+v %+v", got, res, snap)
 		}
-		if _, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: other, Request: evalReq(t, body), Live: live, Persist: true}); !errors.Is(err, store.ErrUnknownDeviceSession) {
+		if _, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: other, Request: evalReq(t, body), Live: live, Persist: true}); !errors.Is(err, store.ErrUnknownDeviceSession) {
 			t.Errorf("another organisation's device session: %v", err)
 		}
 		if _, err := s.Fraud.GetDecision(ctx, other, second.Decision.ID); !errors.Is(err, store.ErrNotFound) {

@@ -15,72 +15,13 @@ import (
 	"github.com/svcplatform/svc/internal/fraud"
 )
 
-// benchRule is one rule as expr-lang source and as the Go function it means.
-type benchRule struct {
-	expr string
-	gof  func(e *fraud.Env) bool
-}
-
-func ptr(i int) *int { return &i }
-
-// The 20 rules read the 6 features below, the transaction, the device, the customer, a value
-// list and the attributes: a plausible card-payment rule set.
-var rules = []benchRule{
-	{"transaction.amount > 5000", func(e *fraud.Env) bool { return e.Transaction.Amount > 5000 }},
-	{"transaction.amount > 1000 && customer.ageDays < 7", func(e *fraud.Env) bool { return e.Transaction.Amount > 1000 && e.Customer.AgeDays < 7 }},
-	{"velocity.customer.count_1h > 10", func(e *fraud.Env) bool { return e.Velocity["customer"]["count_1h"] > 10 }},
-	{"velocity.customer.count_1h > 5 && transaction.amount > 200", func(e *fraud.Env) bool {
-		return e.Velocity["customer"]["count_1h"] > 5 && e.Transaction.Amount > 200
-	}},
-	{"velocity.customer.sum_24h + transaction.amount > 10000", func(e *fraud.Env) bool {
-		return e.Velocity["customer"]["sum_24h"]+e.Transaction.Amount > 10000
-	}},
-	{"velocity.device.distinct_customer_24h >= 3", func(e *fraud.Env) bool { return e.Velocity["device"]["distinct_customer_24h"] >= 3 }},
-	{"velocity.ip.count_5m > 20", func(e *fraud.Env) bool { return e.Velocity["ip"]["count_5m"] > 20 }},
-	{"velocity.account.sum_7d > 50000", func(e *fraud.Env) bool { return e.Velocity["account"]["sum_7d"] > 50000 }},
-	{"velocity.counterparty.distinct_customer_30d > 25", func(e *fraud.Env) bool {
-		return e.Velocity["counterparty"]["distinct_customer_30d"] > 25
-	}},
-	{"transaction.country in lists.high_risk_countries", func(e *fraud.Env) bool { return e.Lists["high_risk_countries"][e.Transaction.Country] }},
-	{"device.known && device.country != transaction.country", func(e *fraud.Env) bool {
-		return e.Device.Known && e.Device.Country != e.Transaction.Country
-	}},
-	{"!device.known && transaction.amount > 300", func(e *fraud.Env) bool { return !e.Device.Known && e.Transaction.Amount > 300 }},
-	{"transaction.channel == 'web' && transaction.type == 'card_payment' && transaction.amount > 2500", func(e *fraud.Env) bool {
-		return e.Transaction.Channel == "web" && e.Transaction.Type == "card_payment" && e.Transaction.Amount > 2500
-	}},
-	{"customer.isNew && velocity.customer.count_1h > 2", func(e *fraud.Env) bool {
-		return e.Customer.IsNew && e.Velocity["customer"]["count_1h"] > 2
-	}},
-	{"transaction.amount / (velocity.customer.count_1h + 1) > 800", func(e *fraud.Env) bool {
-		return e.Transaction.Amount/(e.Velocity["customer"]["count_1h"]+1) > 800
-	}},
-	{"attributes.mcc in ['7995', '4829', '6051']", func(e *fraud.Env) bool {
-		return slices.Contains([]any{"7995", "4829", "6051"}, e.Attributes["mcc"])
-	}},
-	{"transaction.occurredAt.Hour() < 5 && transaction.amount > 500", func(e *fraud.Env) bool {
-		return e.Transaction.OccurredAt.Hour() < 5 && e.Transaction.Amount > 500
-	}},
-	{"transaction.counterparty startsWith 'CRYPTO'", func(e *fraud.Env) bool {
-		return len(e.Transaction.Counterparty) >= 6 && e.Transaction.Counterparty[:6] == "CRYPTO"
-	}},
-	{"velocity.ip.count_5m > 3 && velocity.device.distinct_customer_24h > 1", func(e *fraud.Env) bool {
-		return e.Velocity["ip"]["count_5m"] > 3 && e.Velocity["device"]["distinct_customer_24h"] > 1
-	}},
-	{"transaction.amount >= 9000 && transaction.amount < 10000", func(e *fraud.Env) bool {
-		return e.Transaction.Amount >= 9000 && e.Transaction.Amount < 10000
-	}},
-}
-
 func compiled(b testing.TB) *fraud.RuleSet {
-	spec := fraud.VersionSpec{Thresholds: fraud.Thresholds{Review: ptr(40), BlockAndReview: ptr(70), Decline: ptr(100)}}
-	for i, r := range rules {
-		spec.Rules = append(spec.Rules, fraud.RuleSpec{
-			ID: fmt.Sprintf("rul_%02d", i), Version: 1, Name: fmt.Sprintf("rule %d", i), Expression: r.expr,
-			ScoreModifier: 15, ReasonCode: fmt.Sprintf("R%02d", i), Explanation: "amount {{ transaction.amount }}",
-		})
+	spec := fraud.VersionSpec{Thresholds: Thresholds()}
+	for i, r := range Specs() {
+		r.ID, r.Version = fmt.Sprintf("rul_%02d", i), 1
+		spec.Rules = append(spec.Rules, r)
 	}
-	rs, err := fraud.Compile(spec, []string{"high_risk_countries"})
+	rs, err := fraud.Compile(spec, []string{ListName})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -122,8 +63,8 @@ func BenchmarkRuleEngine(b *testing.B) {
 	engine := measure(b, "engine", func() int { return len(rs.Evaluate(e, time.Second).Matched) })
 	plain := measure(b, "plain-go", func() int {
 		hits := 0
-		for _, r := range rules {
-			if r.gof(e) {
+		for _, r := range Rules {
+			if r.Go(e) {
 				hits++
 			}
 		}
@@ -160,8 +101,8 @@ func TestRulesAgree(t *testing.T) {
 	rs, e := compiled(t), env(t)
 	res := rs.Evaluate(e, time.Second)
 	var want []string
-	for i, r := range rules {
-		if r.gof(e) {
+	for i, r := range Rules {
+		if r.Go(e) {
 			want = append(want, fmt.Sprintf("R%02d", i))
 		}
 	}

@@ -190,6 +190,15 @@ func (w *refWalker) Visit(node *ast.Node) {
 		if slices.Contains(roots, n.Value) {
 			w.addPath(n.Value)
 		}
+	case *ast.CallNode:
+		// A method called on a value (transaction.occurredAt.Hour()) is not data the rule read:
+		// its receiver is, and stays a path; the method value itself cannot be reported.
+		if m, ok := n.Callee.(*ast.MemberNode); ok {
+			if path, ok := staticPath(m); ok {
+				delete(w.paths, strings.Join(path, "."))
+				w.addPath(strings.Join(path[:len(path)-1], "."))
+			}
+		}
 	case *ast.MemberNode:
 		path, ok := staticPath(n)
 		if !ok {

@@ -224,7 +224,7 @@ func (r *rule) evidence(machine *vm.VM, env any) MatchedRule {
 		Explanation: r.explain.render(machine, env), Vars: make(map[string]any, len(r.vars)),
 	}
 	for _, p := range r.vars {
-		if v, err := p.run(machine, env); err == nil {
+		if v, err := p.run(machine, env); err == nil && reportable(v) {
 			m.Vars[p.source] = jsonValue(v)
 		}
 	}

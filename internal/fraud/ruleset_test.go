@@ -1,6 +1,7 @@
 package fraud
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -211,6 +212,8 @@ func FuzzCompile(f *testing.F) {
 		{"velocity['customer']['count_1h'] > 2", ""},
 		{"device.signals?.x ?? false", "{{ device.signals }}"},
 		{"(transaction.amount ** 400) > 1", ""},
+		{"transaction.occurredAt.Hour() < 25", "{{ transaction.occurredAt.Hour }}"},
+		{"transaction.occurredAt.Hour != nil", ""},
 	} {
 		f.Add(seed[0], seed[1])
 	}
@@ -236,5 +239,29 @@ func FuzzCompile(f *testing.F) {
 		if len(res.Matched)+len(res.Errors) > 1 || (len(res.Matched) == 1) != (res.Score == 50) {
 			t.Fatalf("result %+v", res)
 		}
+		// The result is the decision's evidence: it must always be storable.
+		if _, err := json.Marshal(res); err != nil {
+			t.Fatalf("result does not encode: %v", err)
+		}
 	})
+}
+
+// TestMethodCallsReportTheirReceiver: a rule calling a method (transaction.occurredAt.Hour())
+// reports the value it was called on, and its evidence encodes; a method named without a call
+// is left out of the evidence rather than failing the decision's write.
+func TestMethodCallsReportTheirReceiver(t *testing.T) {
+	rs := mustCompile(t,
+		RuleSpec{Name: "hour", Expression: "transaction.occurredAt.Hour() < 25 && transaction.amount > 0", ScoreModifier: 10, ReasonCode: "H"},
+		RuleSpec{Name: "method value", Expression: "transaction.occurredAt.Hour != nil", ScoreModifier: 10, ReasonCode: "M"},
+	)
+	res := rs.Evaluate(testEnv(), 0)
+	if len(res.Matched) != 2 {
+		t.Fatalf("matched %+v errors %+v", res.Matched, res.Errors)
+	}
+	if v := res.Matched[0].Vars; len(v) != 2 || v["transaction.occurredAt"] == nil || v["transaction.amount"] != 12.5 {
+		t.Errorf("vars %v", v)
+	}
+	if _, err := json.Marshal(res); err != nil {
+		t.Errorf("evidence does not encode: %v", err)
+	}
 }

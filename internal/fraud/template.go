@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -92,6 +93,16 @@ func formatValue(v any) string {
 }
 
 // jsonValue makes a value read by a rule safe to store as JSON evidence.
+// reportable says whether a value read by a rule can be kept as JSON evidence: a function
+// (a method named without calling it) or a channel cannot, and would fail the decision's write.
+func reportable(v any) bool {
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Func, reflect.Chan, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
+		return false
+	}
+	return true
+}
+
 func jsonValue(v any) any {
 	switch x := v.(type) {
 	case time.Time:
