@@ -91,6 +91,8 @@ func parseTemplates() (*templates, error) {
 
 // view is what every page template gets.
 type view struct {
+	// Page is the template's name, on <body data-page> (the browser tests wait for it).
+	Page  string
 	Title string
 	// Section names the navigation entry to mark as current.
 	Section string
@@ -111,6 +113,7 @@ func (q *request) render(status int, name string, v view) {
 	if !ok {
 		panic("dashboard: no template " + name)
 	}
+	v.Page = name
 	if q.user != nil {
 		v.User = q.user
 		v.CSRF = q.sess.CSRFToken
