@@ -38,6 +38,8 @@ type Deps struct {
 	// Degraded names the capabilities of this process that work only in part, and why (the
 	// documents' programs missing where the worker runs in this process); /readyz shows them.
 	Degraded func() map[string]string
+	// Dev is true under `svc dev` (plain HTTP on loopback): session cookies are then not Secure.
+	Dev bool
 }
 
 // Server is the HTTP API.
@@ -75,6 +77,13 @@ func New(d Deps, products ...Product) *Server {
 
 // Handler is the root http.Handler.
 func (s *Server) Handler() http.Handler { return s.engine }
+
+// Mount serves h for prefix and every path under it (the dashboard's pages), behind the
+// request id, panic recovery and access log every route has; the route table does not hold them.
+func (s *Server) Mount(prefix string, h http.Handler) {
+	s.engine.Any(prefix, gin.WrapH(h))
+	s.engine.Any(prefix+"/*path", gin.WrapH(h))
+}
 
 // RouteTable returns the routes this server serves.
 func (s *Server) RouteTable() []Route { return append([]Route(nil), s.routes...) }

@@ -18,15 +18,15 @@ import (
 //     user without a password all answer 401 "invalid email or password" after the same bcrypt
 //     work. Limited to 5 attempts per minute per client IP (bucket login).
 //   - The session cookie (SessionCookie) holds 32 random bytes; only their SHA-256 is stored. It
-//     is HttpOnly, SameSite=Strict, Path=/, Secure when the API is served over HTTPS, and lasts
+//     is HttpOnly, SameSite=Lax, Path=/, Secure except under `svc dev` (Deps.Dev), and lasts
 //     auth.session_ttl. Logging out, a password change and disabling the user end sessions.
 //   - A session acts as its user with the user's role scopes (auth.RoleScopes); the same endpoints
 //     accept it. An Authorization header, when present, takes precedence over the cookie.
 //   - CSRF: every cookie-authenticated request other than GET/HEAD/OPTIONS must carry the
 //     session's CSRF token in the X-CSRF-Token header (403 "missing or invalid CSRF token"
 //     otherwise). The token is returned by login and also set in the readable cookie CSRFCookie,
-//     so the dashboard can send it after a reload; a cross-site page can neither read it nor make
-//     the browser send the SameSite=Strict session cookie. API-key requests need no token: a
+//     so a script can send it after a reload; a cross-site page can neither read it nor make
+//     the browser send the SameSite=Lax session cookie on a cross-site write. API-key requests need no token: a
 //     browser never attaches an Authorization header on its own.
 const (
 	SessionCookie = "svc_session"

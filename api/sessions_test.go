@@ -22,7 +22,7 @@ func login(t *testing.T, h *apitest.Harness, email, password string) (*http.Cook
 			session = c
 		}
 	}
-	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteStrictMode || session.Path != "/" || session.MaxAge <= 0 {
+	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || !session.Secure || session.Path != "/" || session.MaxAge <= 0 {
 		t.Fatalf("session cookie = %+v", session)
 	}
 	return session, str(res.Data(), "csrfToken")

@@ -16,6 +16,8 @@ type Deps struct {
 	Store  *store.Store
 	// Now is the clock (key expiry and rotation, sessions).
 	Now func() time.Time
+	// Dev is true under `svc dev`: the session cookie is then not Secure (plain HTTP on loopback).
+	Dev bool
 }
 
 // Handler serves the platform's account endpoints.

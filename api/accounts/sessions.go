@@ -110,8 +110,10 @@ func (h *Handler) logout(c *gin.Context) {
 func (h *Handler) setCookie(c *gin.Context, name, value string, maxAge int, httpOnly bool) {
 	http.SetCookie(c.Writer, &http.Cookie{
 		Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: httpOnly,
-		Secure:   c.Request.TLS != nil || strings.HasPrefix(h.Config.BaseURL(), "https://"),
-		SameSite: http.SameSiteStrictMode,
+		// Secure everywhere but svc dev; Lax so that a link into the dashboard (an e-mail, the
+		// Temporal UI) arrives signed in, while writes still need the CSRF token.
+		Secure:   !h.Dev || c.Request.TLS != nil || strings.HasPrefix(h.Config.BaseURL(), "https://"),
+		SameSite: http.SameSiteLaxMode,
 	})
 }
 

@@ -28,7 +28,7 @@ func All(d api.Deps) []api.Product {
 		d.Logger = slog.Default()
 	}
 	return []api.Product{
-		accounts.New(accounts.Deps{Config: d.Config, Store: d.Store, Now: d.Now}),
+		accounts.New(accounts.Deps{Config: d.Config, Store: d.Store, Now: d.Now, Dev: d.Dev}),
 		customers.New(customers.Deps{Store: d.Store, Now: d.Now}),
 		webhooks.New(webhooks.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now}),
 		orchestration.New(orchestration.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal}),

@@ -18,6 +18,7 @@ import (
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/products"
 	"github.com/svcplatform/svc/config"
+	"github.com/svcplatform/svc/dashboard"
 	docintel "github.com/svcplatform/svc/internal/documents"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/worker"
@@ -35,6 +36,8 @@ type App struct {
 	// localWorker is set once Workers is called: the API then reports the worker's degraded
 	// capabilities too (svc dev runs both in one process).
 	localWorker bool
+	// dev is Options.Dev.
+	dev bool
 }
 
 // Options control Open.
@@ -44,6 +47,8 @@ type Options struct {
 	Migrate bool
 	// TemporalAddress overrides config temporal.address (svc dev passes the embedded server's).
 	TemporalAddress string
+	// Dev marks `svc dev`: plain HTTP on loopback, so session cookies are not Secure.
+	Dev bool
 }
 
 // Open connects to the database and Temporal.
@@ -81,7 +86,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger, o Option
 		_ = st.Close()
 		return nil, err
 	}
-	return &App{Config: cfg, Logger: logger, Store: st, Temporal: tc, Registry: reg, metricsCloser: mclose}, nil
+	return &App{Config: cfg, Logger: logger, Store: st, Temporal: tc, Registry: reg, metricsCloser: mclose, dev: o.Dev}, nil
 }
 
 func dialTemporal(ctx context.Context, opts client.Options) (client.Client, error) {
@@ -102,9 +107,9 @@ func dialTemporal(ctx context.Context, opts client.Options) (client.Client, erro
 	return nil, fmt.Errorf("temporal at %s: %w", opts.HostPort, lastErr)
 }
 
-// API builds the HTTP API.
+// API builds the HTTP API, with the dashboard's pages under /dashboard.
 func (a *App) API() *api.Server {
-	deps := api.Deps{Config: a.Config, Store: a.Store, Temporal: a.Temporal, Logger: a.Logger, Registry: a.Registry}
+	deps := api.Deps{Config: a.Config, Store: a.Store, Temporal: a.Temporal, Logger: a.Logger, Registry: a.Registry, Dev: a.dev}
 	if a.localWorker {
 		// svc dev: the worker runs here, so the programs it needs are this machine's concern.
 		engine := docintel.NewEngine(docintel.Config{})
@@ -115,7 +120,9 @@ func (a *App) API() *api.Server {
 			return nil
 		}
 	}
-	return api.New(deps, products.All(deps)...)
+	srv := api.New(deps, products.All(deps)...)
+	srv.Mount(dashboard.Prefix, dashboard.New(dashboard.Deps{API: srv.Handler(), Store: a.Store, Config: a.Config, Logger: a.Logger}))
+	return srv
 }
 
 // Workers builds the Temporal workers.

@@ -89,7 +89,7 @@ func Start(ctx context.Context, cfg *config.Config, logger *slog.Logger) (s *Sta
 			_ = s.Stop()
 		}
 	}()
-	a, err := app.Open(ctx, cfg, logger, app.Options{Migrate: true, TemporalAddress: ts.Address()})
+	a, err := app.Open(ctx, cfg, logger, app.Options{Migrate: true, TemporalAddress: ts.Address(), Dev: true})
 	if err != nil {
 		return nil, err
 	}

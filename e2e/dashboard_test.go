@@ -1,0 +1,317 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/svcplatform/svc/internal/documents/fixtures"
+	"github.com/svcplatform/svc/store"
+)
+
+// The dashboard in a real browser: Debian's Chromium, headless, driven by chromedp against the
+// dev stack. Screenshots of every page go to e2e/artifacts/dashboard (gitignored).
+
+// chromiumPath finds the browser; without one the test fails under CI and is skipped elsewhere.
+func chromiumPath(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed: `make deps` installs it (dashboard/APT_PACKAGES)")
+	}
+	t.Skip("chromium is not installed (apt-get install -y chromium); CI fails here instead")
+	return ""
+}
+
+// tab is one headless browser tab with the status of its last page.
+type tab struct {
+	t      *testing.T
+	ctx    context.Context
+	base   string
+	dir    string
+	shots  int
+	status int64
+}
+
+func newTab(t *testing.T, base string) *tab {
+	path := chromiumPath(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.WindowSize(1280, 1000), chromedp.Flag("disable-dev-shm-usage", true))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancelTime := context.WithTimeout(ctx, 8*time.Minute)
+	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+	dir := filepath.Join("artifacts", "dashboard")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := &tab{t: t, ctx: ctx, base: base, dir: dir}
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventResponseReceived); ok && e.Type == network.ResourceTypeDocument {
+			b.status = e.Response.Status
+		}
+	})
+	b.run(network.Enable())
+	return b
+}
+
+func (b *tab) run(actions ...chromedp.Action) {
+	b.t.Helper()
+	if err := chromedp.Run(b.ctx, actions...); err != nil {
+		var html string
+		_ = chromedp.Run(b.ctx, chromedp.OuterHTML("body", &html, chromedp.ByQuery))
+		b.t.Fatalf("browser: %v\npage:\n%.3000s", err, html)
+	}
+}
+
+// open loads a dashboard path and waits for the page named page.
+func (b *tab) open(path, page string) {
+	b.t.Helper()
+	b.run(chromedp.Navigate(b.base+path), b.waitPage(page))
+}
+
+func (b *tab) waitPage(page string) chromedp.Action {
+	return chromedp.WaitVisible(`body[data-page="`+page+`"]`, chromedp.ByQuery)
+}
+
+// submit clicks sel and waits for the page named page.
+func (b *tab) submit(sel, page string) {
+	b.t.Helper()
+	b.run(chromedp.Click(sel, chromedp.ByQuery), b.waitPage(page))
+}
+
+func (b *tab) html() string {
+	b.t.Helper()
+	var s string
+	b.run(chromedp.OuterHTML("html", &s, chromedp.ByQuery))
+	return s
+}
+
+func (b *tab) text(sel string) string {
+	b.t.Helper()
+	var s string
+	b.run(chromedp.Text(sel, &s, chromedp.ByQuery))
+	return s
+}
+
+// shot saves a screenshot of the whole page.
+func (b *tab) shot(name string) {
+	b.t.Helper()
+	var png []byte
+	b.run(chromedp.FullScreenshot(&png, 100))
+	b.shots++
+	if err := os.WriteFile(filepath.Join(b.dir, fmt.Sprintf("%02d-%s.png", b.shots, name)), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *tab) signIn(email, password string) {
+	b.t.Helper()
+	b.open("/dashboard/login", "login")
+	b.run(chromedp.SendKeys("#email", email, chromedp.ByQuery), chromedp.SendKeys("#password", password, chromedp.ByQuery))
+	b.submit(`form[action="/dashboard/login"] button[type=submit]`, "approvals")
+}
+
+func (b *tab) signOut() {
+	b.t.Helper()
+	b.submit(`form[action="/dashboard/logout"] button`, "login")
+}
+
+func TestDashboardInABrowser(t *testing.T) {
+	const password = "correct horse battery staple"
+	s := boot(t, t.TempDir(), bootOptions{secrets: []string{password}})
+	admin := client{t: t, base: s.BaseURL, key: s.Credentials.APIKey}
+	b := newTab(t, s.BaseURL)
+
+	// People: the dev admin (who starts the runs below through the dev key bound to them) gets
+	// a password; a reviewer decides approvals assigned to role:reviewer.
+	if r := admin.do("PATCH", "/api/users/"+s.Credentials.UserID, map[string]any{"password": password}); r.Status != 200 {
+		t.Fatalf("admin password = %d %s", r.Status, r.Raw)
+	}
+	if r := admin.do("POST", "/api/users", map[string]any{"email": "rita@example.com", "name": "Rita Reviewer", "role": "reviewer", "password": password}); r.Status != 201 {
+		t.Fatalf("reviewer = %d %s", r.Status, r.Raw)
+	}
+	for slug, assignTo := range map[string]string{"dash-gate": "role:reviewer", "dash-self": "role:admin"} {
+		if r := admin.do("POST", "/api/workflows", map[string]any{"slug": slug, "name": slug, "definition": approvalDefinition(assignTo)}); r.Status != 201 {
+			t.Fatalf("workflow %s = %d %s", slug, r.Status, r.Raw)
+		}
+	}
+	gateRun, gateApproval := startWaitingRun(t, admin, "dash-gate")
+	selfRun, selfApproval := startWaitingRun(t, admin, "dash-self")
+	roleRun, _ := startWaitingRun(t, admin, "dash-gate")
+
+	t.Run("sign in", func(t *testing.T) {
+		b.t = t
+		b.run(chromedp.Navigate(b.base+"/dashboard/executions"), b.waitPage("login"))
+		b.shot("sign-in")
+		b.run(chromedp.SendKeys("#email", "rita@example.com", chromedp.ByQuery), chromedp.SendKeys("#password", "wrong", chromedp.ByQuery))
+		b.submit(`form[action="/dashboard/login"] button[type=submit]`, "login")
+		if got := b.text(".refusal"); !strings.Contains(got, "email or password is wrong") || b.status != 401 {
+			t.Fatalf("wrong password: %d %q", b.status, got)
+		}
+		b.run(chromedp.SendKeys("#email", "rita@example.com", chromedp.ByQuery), chromedp.SendKeys("#password", password, chromedp.ByQuery))
+		b.submit(`form[action="/dashboard/login"] button[type=submit]`, "executions") // back where they were sent from
+		b.shot("executions")
+	})
+
+	t.Run("approve an execution and see it succeed", func(t *testing.T) {
+		b.t = t
+		b.open("/dashboard/approvals", "approvals")
+		b.shot("approvals-inbox")
+		b.run(chromedp.SendKeys("#comment-"+gateApproval, "checked the score", chromedp.ByQuery))
+		b.submit("#approve-"+gateApproval, "execution")
+		if got := b.text(".notice"); !strings.Contains(got, "Approved") {
+			t.Fatalf("notice = %q", got)
+		}
+		deadline := time.Now().Add(time.Minute)
+		for !strings.Contains(b.text("main > p"), "succeeded") {
+			if time.Now().After(deadline) {
+				t.Fatalf("execution %s did not succeed: %s", gateRun, b.text("main"))
+			}
+			time.Sleep(300 * time.Millisecond)
+			b.open("/dashboard/executions/"+gateRun, "execution")
+		}
+		if !strings.Contains(b.html(), "Open this run in the Temporal UI") {
+			t.Error("no Temporal UI link on the execution page")
+		}
+		b.shot("execution-succeeded")
+		if got := str(execution(admin, gateRun)["status"]); got != "succeeded" {
+			t.Errorf("API status = %s", got)
+		}
+		b.signOut()
+	})
+
+	t.Run("the starter is refused by four-eyes, a wrong role by role", func(t *testing.T) {
+		b.t = t
+		b.signIn("admin@svc.local", password)
+		b.open("/dashboard/executions/"+selfRun, "execution")
+		b.submit("#reject-"+selfApproval, "execution")
+		if got := b.text(".refusal"); !strings.Contains(got, "four-eyes") || !strings.Contains(got, "another person") || b.status != 422 {
+			t.Fatalf("four-eyes refusal: %d %q", b.status, got)
+		}
+		b.shot("four-eyes-refusal")
+		if got := str(execution(admin, selfRun)["approvals"].([]any)[0].(map[string]any)["status"]); got != "pending" {
+			t.Errorf("approval after a refused reject = %s", got)
+		}
+		roleApproval := str(execution(admin, roleRun)["approvals"].([]any)[0].(map[string]any)["id"])
+		b.open("/dashboard/executions/"+roleRun, "execution")
+		b.submit("#approve-"+roleApproval, "execution")
+		if got := b.text(".refusal"); !strings.Contains(got, "reviewer role") || b.status != 403 {
+			t.Fatalf("role refusal: %d %q", b.status, got)
+		}
+		b.shot("role-refusal")
+	})
+
+	t.Run("create a key and see its value exactly once", func(t *testing.T) {
+		b.t = t
+		b.open("/dashboard/keys", "keys")
+		b.run(chromedp.SendKeys("#k-name", "browser key", chromedp.ByQuery), chromedp.Click("#scope-read", chromedp.ByQuery))
+		b.submit(`form[action="/dashboard/keys"] button[type=submit]`, "key_created")
+		secret := strings.TrimSpace(b.text("#secret"))
+		if !strings.HasPrefix(secret, "svc_sk_") || strings.Count(b.html(), secret) != 1 {
+			t.Fatalf("secret %q on the creation page", secret)
+		}
+		b.shot("key-created")
+		b.open("/dashboard/keys", "keys")
+		if page := b.html(); strings.Contains(page, secret) || !strings.Contains(page, "browser key") {
+			t.Fatal("the key list shows the value again, or not the key")
+		}
+		b.shot("keys")
+		if r := (client{t: t, base: s.BaseURL, key: secret}).do("GET", "/identity/api/auth/me", nil); r.Status != 200 {
+			t.Errorf("the new key = %d", r.Status)
+		}
+	})
+
+	t.Run("correct a document field", func(t *testing.T) {
+		b.t = t
+		id := str(uploadFile(admin, "npwp-bad.pdf", fixtures.NPWPBadCheckDigitPDF(t), nil).data(t)["id"])
+		d := document(t, admin, id, 3*time.Minute, "extracted", "requires_review", "failed")
+		if d["status"] != "requires_review" {
+			t.Fatalf("document = %v", d)
+		}
+		b.open("/dashboard/documents", "documents")
+		b.shot("documents-review-queue")
+		b.submit(`a[href="/dashboard/documents/`+id+`"]`, "document")
+		b.shot("document")
+		want := fixtures.DefaultNPWP().ExpectedFields()["npwp_number"]
+		b.run(chromedp.SetValue("#field-npwp_number", want, chromedp.ByQuery))
+		b.submit(`form[action$="/corrections"] button[type=submit]`, "document")
+		if got := b.text(".notice"); !strings.Contains(got, "correction was saved") {
+			t.Fatalf("notice = %q", got)
+		}
+		b.shot("document-corrected")
+		x := admin.do("GET", "/api/documents/"+id, nil).data(t)["latestExtraction"].(map[string]any)
+		if x["fields"].(map[string]any)["npwp_number"] != want || x["actorUserId"] != s.Credentials.UserID {
+			t.Errorf("latest extraction after the correction = %v", x)
+		}
+	})
+
+	t.Run("another organisation's page is not found", func(t *testing.T) {
+		b.t = t
+		res, err := s.App.Store.Orgs.Bootstrap(context.Background(), store.BootstrapInput{OrgName: "elsewhere", DefaultUser: true,
+			Environment: s.App.Config.Environment, Scopes: []string{"write", "webhooks:manage"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := client{t: t, base: s.BaseURL, key: res.Secret}
+		hook := other.do("POST", "/api/webhooks", map[string]any{"url": "http://127.0.0.1:9/dashboard-hook", "events": []string{"*"}})
+		if hook.Status != 201 {
+			t.Fatalf("other webhook = %d %s", hook.Status, hook.Raw)
+		}
+		b.open("/dashboard/webhooks/"+str(hook.data(t)["id"]), "notfound")
+		if b.status != 404 || strings.Contains(b.html(), "dashboard-hook") {
+			t.Fatalf("another organisation's webhook: %d", b.status)
+		}
+		b.shot("not-found")
+	})
+
+	t.Run("sign out, and the back button shows nothing private", func(t *testing.T) {
+		b.t = t
+		b.open("/dashboard/users", "users")
+		if !strings.Contains(b.html(), "rita@example.com") {
+			t.Fatal("users page without the reviewer")
+		}
+		b.signOut()
+		b.shot("signed-out")
+		b.run(chromedp.NavigateBack(), b.waitPage("login"))
+		page := b.html()
+		if strings.Contains(page, "rita@example.com") || strings.Contains(page, "Sign out") || !strings.Contains(page, "Sign in to svc") {
+			t.Fatalf("after sign-out, back shows:\n%.2000s", page)
+		}
+		b.shot("back-after-sign-out")
+		res, err := http.Get(s.BaseURL + "/dashboard/login")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("Cache-Control = %q", res.Header.Get("Cache-Control"))
+		}
+	})
+}
+
+// startWaitingRun starts workflow with the client's key and waits for its pending approval.
+func startWaitingRun(t *testing.T, c client, workflow string) (run, approval string) {
+	t.Helper()
+	run = start(c, workflow, map[string]any{})
+	eventually(t, time.Minute, "the approval of "+run, func() bool {
+		aps, _ := execution(c, run)["approvals"].([]any)
+		if len(aps) == 1 {
+			approval = str(aps[0].(map[string]any)["id"])
+		}
+		return approval != ""
+	})
+	return run, approval
+}
