@@ -7,6 +7,7 @@ import (
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/accounts"
+	"github.com/svcplatform/svc/api/automation"
 	"github.com/svcplatform/svc/api/customers"
 	"github.com/svcplatform/svc/api/documents"
 	"github.com/svcplatform/svc/api/fraud"
@@ -35,5 +36,6 @@ func All(d api.Deps) []api.Product {
 		identity.New(identity.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now, Blobs: d.Blobs}),
 		screening.New(screening.Deps{Config: d.Config, Store: d.Store, Logger: d.Logger, Now: d.Now}),
 		fraud.New(fraud.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now}),
+		automation.New(automation.Deps{Store: d.Store, Temporal: d.Temporal, Now: d.Now}),
 	}
 }
