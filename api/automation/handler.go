@@ -41,10 +41,15 @@ func New(d Deps) *Handler {
 
 // Routes are the automation product's rows of the route table.
 func (h *Handler) Routes() []api.Route {
-	return api.ForProduct(auth.ProductAutomation, []api.Route{
+	runs := api.ForProduct(auth.ProductAutomation, []api.Route{
 		{Method: "POST", Path: "/api/automations", Scope: "automations:write", Body: api.BodyJSON, Idempotent: true, Summary: "start a built-in automation (case_summary, sar_draft, document_fields)", Handler: h.createRun},
 		{Method: "GET", Path: "/api/automations", Scope: "automations:view", Summary: "list automation runs, newest first", Handler: h.listRuns},
 		{Method: "GET", Path: "/api/automations/:id", Scope: "automations:view", Summary: "get an automation run with its machine-written result and model exchanges", Handler: h.getRun},
-		{Method: "GET", Path: "/api/executions/:id/steps/:stepId/exchanges", Scope: "automations:view", Summary: "the audit record of an ai step: prompts and answers (or their sizes), model, tokens, latency", Handler: h.stepExchanges},
 	})
+	// An ai node is a node of orchestration's definitions: its audit record is read with the
+	// execution, by whoever may read executions.
+	steps := api.ForProduct(auth.ProductOrchestration, []api.Route{
+		{Method: "GET", Path: "/api/executions/:id/steps/:stepId/exchanges", Scope: "executions:view", Summary: "the audit record of an ai step: prompts and answers (or their sizes), model, tokens, latency", Handler: h.stepExchanges},
+	})
+	return append(runs, steps...)
 }
