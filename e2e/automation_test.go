@@ -98,7 +98,7 @@ func TestAINodeEndToEnd(t *testing.T) {
 
 	// The step keeps its prompt and answer for audit, without the key the inputs carried.
 	audit := admin.do("GET", "/api/executions/"+id+"/steps/"+str(ai["id"])+"/exchanges", nil)
-	xs, _ := audit.JSON["data"].([]any)
+	xs, _ := audit.Body["data"].([]any)
 	if audit.Status != 200 || len(xs) != 1 || strings.Contains(string(audit.Raw), leaked) ||
 		!strings.Contains(string(audit.Raw), "Customer cus_9 asks for 900 EUR") || !strings.Contains(string(audit.Raw), "five transfers in ten minutes") {
 		t.Fatalf("step exchanges = %d %s", audit.Status, audit.Raw)
