@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -104,7 +105,8 @@ func TestAINodeEndToEnd(t *testing.T) {
 		t.Fatalf("step exchanges = %d %s", audit.Status, audit.Raw)
 	}
 
-	documentFieldsAutomation(t, admin, sink)
+	runID := documentFieldsAutomation(t, admin, sink)
+	recordHistoryTo(t, s.App.Temporal, runID, filepath.Join("..", "workflows", "automation", "testdata", "run_document_fields.json"))
 
 	// Tokens and latency by organisation and model at /metrics.
 	res, err := http.Get(s.BaseURL + "/metrics")
@@ -126,7 +128,7 @@ func TestAINodeEndToEnd(t *testing.T) {
 // documentFieldsAutomation uploads a document of a custom type whose template rules find none
 // of its fields, runs the document_fields automation on it and checks that the fields the
 // model read put the document in requires_review, never extracted.
-func documentFieldsAutomation(t *testing.T, admin client, sink *eventSink) {
+func documentFieldsAutomation(t *testing.T, admin client, sink *eventSink) (runID string) {
 	t.Helper()
 	tpl := admin.do("POST", "/api/templates", map[string]any{"type": "tax_card", "mustInclude": []string{"NPWP"},
 		"fields": []map[string]any{{"name": "card_number", "label": "Card Number", "required": true}, {"name": "holder", "label": "Holder"}}})
@@ -142,7 +144,7 @@ func documentFieldsAutomation(t *testing.T, admin client, sink *eventSink) {
 	if r.Status != 202 {
 		t.Fatalf("POST /api/automations = %d %s", r.Status, r.Raw)
 	}
-	runID := str(r.data(t)["id"])
+	runID = str(r.data(t)["id"])
 	done := waitAutomation(t, sink, runID)
 	if done.Event != "automation.completed" || done.Data["resultStatus"] != "requires_review" || done.Data["model"] != "test-model" ||
 		done.Data["kind"] != "document_fields" || done.Data["subjectId"] != docID || done.Data["totalTokens"] != 312.0 {
@@ -158,6 +160,7 @@ func documentFieldsAutomation(t *testing.T, admin client, sink *eventSink) {
 	if run["status"] != "completed" || !jsonEqual(run["result"], map[string]any{"card_number": "TC-0042"}) || run["machineWritten"] != true || len(xs) != 1 {
 		t.Fatalf("run = %v", run)
 	}
+	return runID
 }
 
 // waitAutomation returns the automation.completed or automation.failed event of run id.
