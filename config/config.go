@@ -81,6 +81,8 @@ type HTTPConfig struct {
 	ShutdownGrace  time.Duration `mapstructure:"shutdown_grace"`
 	// PprofAddr serves Go's profiles on a listener of its own; empty serves none.
 	PprofAddr string `mapstructure:"pprof_addr"`
+	// WorkerMetricsAddr serves svc worker's /metrics on a listener of its own; empty serves none.
+	WorkerMetricsAddr string `mapstructure:"worker_metrics_addr"`
 }
 
 // DatabaseConfig selects the application database.
@@ -206,6 +208,7 @@ var keys = []Key{
 	{"http.trusted_proxies", []string{}, "CIDRs of proxies whose X-Forwarded-For is trusted for the client IP (none by default)"},
 	{"http.shutdown_grace", 10 * time.Second, "how long a stopping API drains in-flight requests"},
 	{"http.pprof_addr", "", "host:port serving Go's profiles (/debug/pprof/) on a listener of their own, for svc api, svc worker and svc dev; empty (the default) serves none; bind it to loopback"},
+	{"http.worker_metrics_addr", "", "host:port serving svc worker's /metrics on a listener of its own (what runs in the worker: AI tokens and latency by organisation and model, Temporal SDK metrics); empty (the default) serves none; svc api and svc dev serve theirs at /metrics"},
 	{"database.url", "", "postgres:// URL of the application database; empty means SQLite at <data_dir>/svc.db"},
 	{"temporal.address", "", "host:port of an external Temporal frontend; empty in svc dev means the embedded server"},
 	{"temporal.namespace", "default", "Temporal namespace"},

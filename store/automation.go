@@ -154,3 +154,28 @@ func (s *Automation) FinishRun(ctx context.Context, orgID, id, status, msg strin
 	return s.DB.WithContext(ctx).Model(&AutomationRun{}).Where("org_id = ? AND id = ? AND status IN ?", orgID, id, []string{"pending", "running"}).
 		Updates(map[string]any{"status": status, "error": msg, "completed_at": at, "updated_at": time.Now().UTC()}).Error
 }
+
+// RunQuery narrows a list of runs beyond the common Filter (status, from, to, externalId).
+type RunQuery struct {
+	Filter
+	// Kind and SubjectID, when set, keep the runs of one automation or of one case or document.
+	Kind, SubjectID string
+}
+
+// ListRuns returns one page of the organisation's runs, newest first, and their total.
+func (s *Automation) ListRuns(ctx context.Context, orgID string, page Offset, q RunQuery) ([]AutomationRun, int64, error) {
+	scopes := []Scope{ForOrg(orgID), q.Filter.Scope(FilterColumns{Status: "status", ExternalID: "external_id"})}
+	if q.Kind != "" {
+		scopes = append(scopes, Where("kind = ?", q.Kind))
+	}
+	if q.SubjectID != "" {
+		scopes = append(scopes, Where("subject_id = ?", q.SubjectID))
+	}
+	return ListOffset[AutomationRun](ctx, s.DB, page, "created_at DESC, id DESC", scopes...)
+}
+
+// DeleteUnstarted removes a pending run whose workflow could not be started, so that the
+// request can be made again.
+func (s *Automation) DeleteUnstarted(ctx context.Context, orgID, id string) error {
+	return s.DB.WithContext(ctx).Where("org_id = ? AND id = ? AND status = ?", orgID, id, "pending").Delete(&AutomationRun{}).Error
+}

@@ -25,9 +25,9 @@ type RunDeps struct {
 	Blobs blobs.Store
 	// Box opens a document's sealed password, so that it is redacted from the prompt.
 	Box *secrets.Box
-	// Cases loads a case's context; nil until the cases product provides one, and then
-	// case summaries and SAR drafts fail with a clear error.
-	Cases automation.CaseSource
+	// Cases reads a case and stores what the case automations wrote on it; nil until the
+	// cases product provides it, and then case summaries and SAR drafts fail with a clear error.
+	Cases automation.Cases
 }
 
 // errNoCases is the final error of a case automation without a case source.
@@ -52,13 +52,18 @@ func (a *Activities) RunAutomation(ctx context.Context, in autowf.RunInput) (aut
 	}
 	res := autowf.RunOutcome{Model: out.Model, Usage: out.Usage}
 	result := out.Answer
-	if in.Kind == automation.KindDocumentFields {
+	switch in.Kind {
+	case automation.KindDocumentFields:
 		fields := automation.DocumentFields(out.Answer)
 		if err := a.storeExtraction(ctx, in, doc, fields); err != nil {
 			return autowf.RunOutcome{}, TemporalError(err, attempt)
 		}
 		res.ResultStatus = string(docintel.StatusRequiresReview)
 		result = fields
+	case automation.KindCaseSummary, automation.KindSARDraft:
+		if err := a.storeOnCase(ctx, in, out); err != nil {
+			return autowf.RunOutcome{}, TemporalError(err, attempt)
+		}
 	}
 	if err := a.Store.Automation.SaveRunResult(ctx, in.OrgID, in.RunID, result, out.Model, out.Usage); err != nil {
 		return autowf.RunOutcome{}, err
@@ -163,6 +168,28 @@ func (a *Activities) storeExtraction(ctx context.Context, in autowf.RunInput, su
 	var se *store.StateError
 	if errors.As(err, &se) {
 		return &automation.InputError{Msg: fmt.Sprintf("document %s is %s: its fields cannot be replaced now", doc.ID, se.Status)}
+	}
+	return err
+}
+
+// storeOnCase stores a case automation's answer on the case, marked machine-written: the
+// summary for the reviewer, or the SAR draft whose drafter is the person who asked for it.
+func (a *Activities) storeOnCase(ctx context.Context, in autowf.RunInput, out automation.Outcome) error {
+	mark := automation.MachineWritten{AutomationID: in.RunID, Model: out.Model, WrittenAt: time.Now().UTC().Truncate(time.Millisecond)}
+	var err error
+	if in.Kind == automation.KindSARDraft {
+		var d automation.SARDraft
+		if d, err = automation.DecodeAnswer[automation.SARDraft](out.Answer); err == nil {
+			err = a.Cases.SaveSARDraft(ctx, in.OrgID, in.SubjectID, automation.MachineSARDraft{SARDraft: d, MachineWritten: mark, DraftedBy: in.RequestedBy})
+		}
+	} else {
+		var s automation.CaseSummary
+		if s, err = automation.DecodeAnswer[automation.CaseSummary](out.Answer); err == nil {
+			err = a.Cases.SaveMachineSummary(ctx, in.OrgID, in.SubjectID, automation.MachineSummary{CaseSummary: s, MachineWritten: mark})
+		}
+	}
+	if errors.Is(err, automation.ErrCaseNotFound) {
+		return &automation.InputError{Msg: "case " + in.SubjectID + " not found"}
 	}
 	return err
 }

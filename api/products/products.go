@@ -8,6 +8,7 @@ import (
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/accounts"
 	"github.com/svcplatform/svc/api/cases"
+	"github.com/svcplatform/svc/api/automation"
 	"github.com/svcplatform/svc/api/customers"
 	"github.com/svcplatform/svc/api/documents"
 	"github.com/svcplatform/svc/api/fraud"
@@ -37,5 +38,6 @@ func All(d api.Deps) []api.Product {
 		screening.New(screening.Deps{Config: d.Config, Store: d.Store, Logger: d.Logger, Now: d.Now}),
 		fraud.New(fraud.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now}),
 		cases.New(cases.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger}),
+		automation.New(automation.Deps{Store: d.Store, Temporal: d.Temporal, Now: d.Now}),
 	}
 }

@@ -134,6 +134,9 @@ func newWorker() *cobra.Command {
 			if _, err := app.ServeProfiles(cmd.Context(), cfg.HTTP.PprofAddr, logger); err != nil {
 				return fmt.Errorf("http.pprof_addr %s: %w", cfg.HTTP.PprofAddr, err)
 			}
+			if _, err := app.ServeWorkerMetrics(cmd.Context(), cfg.HTTP.WorkerMetricsAddr, a.Registry, logger); err != nil {
+				return fmt.Errorf("http.worker_metrics_addr %s: %w", cfg.HTTP.WorkerMetricsAddr, err)
+			}
 			ws, err := a.Workers()
 			if err != nil {
 				return err

@@ -2,7 +2,8 @@ package automation
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -61,14 +62,54 @@ type CaseDocument struct {
 	Fields map[string]string `json:"fields,omitempty"`
 }
 
-// CaseSource loads a case's context for an organisation; the cases product implements it.
-// It returns an error wrapping ErrCaseNotFound for a case outside the organisation.
-type CaseSource interface {
+// CaseReader loads a case with its alerts and evidence (screenings, decisions, documents,
+// notes) for an organisation; the cases product implements it. It returns an error
+// wrapping ErrCaseNotFound for an unknown case or another organisation's.
+type CaseReader interface {
 	CaseContext(ctx context.Context, orgID, caseID string) (CaseContext, error)
 }
 
-// ErrCaseNotFound is returned by a CaseSource for an unknown or foreign case.
-var ErrCaseNotFound = fmt.Errorf("case not found")
+// CaseWriter stores on the case what a case automation wrote, marked machine-written; the
+// cases product implements it. Each call is keyed by MachineWritten.AutomationID: a second
+// call with the same id (a retried activity) must change nothing.
+type CaseWriter interface {
+	// SaveMachineSummary stores the summary shown to the case's reviewer.
+	SaveMachineSummary(ctx context.Context, orgID, caseID string, s MachineSummary) error
+	// SaveSARDraft stores a SAR filing draft of the case whose drafter (filedById) is
+	// DraftedBy, the person who asked for it: the four-eyes rule of SAR submission then
+	// holds unchanged (another person submits), and a person edits the narrative first.
+	SaveSARDraft(ctx context.Context, orgID, caseID string, d MachineSARDraft) error
+}
+
+// Cases is what the case automations need of the cases product.
+type Cases interface {
+	CaseReader
+	CaseWriter
+}
+
+// MachineWritten marks text a language model wrote: which run, which model, when.
+type MachineWritten struct {
+	AutomationID string    `json:"automationId"`
+	Model        string    `json:"model"`
+	WrittenAt    time.Time `json:"writtenAt"`
+}
+
+// MachineSummary is a case summary as stored on the case.
+type MachineSummary struct {
+	CaseSummary
+	MachineWritten
+}
+
+// MachineSARDraft is a SAR narrative draft as stored on the case.
+type MachineSARDraft struct {
+	SARDraft
+	MachineWritten
+	// DraftedBy is the user who asked for the draft (usr_): the drafter under four-eyes.
+	DraftedBy string `json:"draftedBy"`
+}
+
+// ErrCaseNotFound is returned by a CaseReader for an unknown or foreign case.
+var ErrCaseNotFound = errors.New("case not found")
 
 // CaseSummary is the answer of a case summary: stored on the case, marked machine-written.
 type CaseSummary struct {
@@ -146,3 +187,15 @@ func caseFile(task string, c CaseContext) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// DecodeAnswer reads a validated answer (JSON values as encoding/json decodes them) into T,
+// e.g. CaseSummary or SARDraft.
+func DecodeAnswer[T any](answer any) (T, error) {
+	var v T
+	b, err := json.Marshal(answer)
+	if err != nil {
+		return v, err
+	}
+	err = json.Unmarshal(b, &v)
+	return v, err
+}

@@ -22,6 +22,8 @@ func FuzzParse(f *testing.F) {
 		`{"nodes": [{"id": "a", "kind": "human_approval", "config": {"actionLabel": "{{ inputs }}", "assignTo": "role:", "timeout": "-1h"}, "next": {"approve": "a"}}]}`,
 		`{"start": "b", "nodes": [{"id": "a", "kind": "delay", "config": {"duration": "1s"}}, {"id": "b", "kind": "delay", "config": {"duration": "1s"}, "next": "a"}]}`,
 		"{\"nodes\": [{\"id\": \"\xff\", \"kind\": \"delay\"}]}",
+		`{"nodes": [{"id": "a", "kind": "ai", "config": {"prompt": "Assess {{ inputs.amount }}", "system": "{{ inputs.p }}", "schema": {"type": "object", "required": ["risk"], "properties": {"risk": {"$ref": "#/$defs/r"}}, "$defs": {"r": {"enum": ["low"]}}}, "temperature": 0.2, "maxTokens": 50, "timeout": "5s"}}]}`,
+		`{"nodes": [{"id": "a", "kind": "ai", "config": {"prompt": "", "schema": {"$ref": "https://x.test/s.json"}, "temperature": 3, "maxTokens": -1, "timeout": "1ms"}}]}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -39,6 +39,9 @@ type RunInput struct {
 	Kind       string `json:"kind"`
 	SubjectID  string `json:"subjectId"`
 	ExternalID string `json:"externalId,omitempty"`
+	// RequestedBy is the user who asked for the run (usr_; "" for a key bound to no user).
+	// A SAR draft names them as its drafter, so that another person must submit it.
+	RequestedBy string `json:"requestedBy,omitempty"`
 }
 
 // RunOutcome is what RunAutomation returns; the result itself is in the store.
