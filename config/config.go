@@ -39,6 +39,19 @@ type Config struct {
 	Blobs       BlobsConfig       `mapstructure:"blobs"`
 	Retention   RetentionConfig   `mapstructure:"retention"`
 	Reconcile   ReconcileConfig   `mapstructure:"reconcile"`
+	Screening   ScreeningConfig   `mapstructure:"screening"`
+}
+
+// ScreeningConfig configures the screening product: the default hit threshold and the
+// sanctions lists refreshed from files or URLs by a Temporal Schedule.
+type ScreeningConfig struct {
+	Threshold float64 `mapstructure:"threshold"`
+	// Sources are "name|format|location[|alt location|add location]" (see the keys table).
+	Sources      []string      `mapstructure:"sources"`
+	RefreshEvery time.Duration `mapstructure:"refresh_every"`
+	// RescreenBatch is how many monitored customers one rescreen activity screens.
+	RescreenBatch int      `mapstructure:"rescreen_batch"`
+	AllowCIDRs    []string `mapstructure:"allow_cidrs"`
 }
 
 // ReconcileConfig configures the Schedule that ends the records of runs ended outside their
@@ -229,6 +242,11 @@ var keys = []Key{
 	{"ai.allow_cidrs", []string{}, "CIDRs ai.base_url may reach despite the SSRF guard (e.g. 127.0.0.0/8 for a local model server)"},
 	{"ai.daily_tokens", int64(0), "each organisation's daily language-model token budget; 0 means unlimited"},
 	{"ai.audit", "keep", "what a model step keeps for audit: keep (redacted prompt and answer) or redact (sizes only)"},
+	{"screening.threshold", 0.80, "score from which a list entity is a hit when a screening names no threshold"},
+	{"screening.sources", []string{}, "sanctions lists every organisation screens against, each name|format|location, format ofac (location sdn.csv, then alt.csv and add.csv locations), un, opensanctions or csv; a location is an http(s) URL or a file path"},
+	{"screening.refresh_every", 6 * time.Hour, "how often the screening list refresh Schedule reads every screening.sources list (a new version only when its content changed)"},
+	{"screening.rescreen_batch", 500, "monitored customers one rescreen activity screens after a list change"},
+	{"screening.allow_cidrs", []string{}, "CIDRs screening.sources URLs may reach despite the SSRF guard (e.g. 127.0.0.0/8 for a local mirror)"},
 	{"auth.key_cache_ttl", 5 * time.Second, "how long an API process reuses a key lookup; a revocation made through another process takes effect within it (0 disables)"},
 }
 
@@ -509,6 +527,17 @@ func (c *Config) Validate() error {
 	for _, p := range c.Webhooks.AllowCIDRs {
 		if _, err := netip.ParsePrefix(p); err != nil {
 			bad("webhooks.allow_cidrs", "%q is not a CIDR", p)
+		}
+	}
+	if c.Screening.Threshold <= 0 || c.Screening.Threshold > 1 {
+		bad("screening.threshold", "must be greater than 0 and at most 1")
+	}
+	if c.Screening.RefreshEvery < time.Minute || c.Screening.RescreenBatch <= 0 {
+		bad("screening", "refresh_every must be at least 1m and rescreen_batch positive")
+	}
+	for _, p := range c.Screening.AllowCIDRs {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			bad("screening.allow_cidrs", "%q is not a CIDR", p)
 		}
 	}
 	if c.Documents.MaxUploadBytes <= 0 {

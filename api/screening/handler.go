@@ -4,8 +4,12 @@ package screening
 
 import (
 	"log/slog"
-	"sync"
 	"time"
+
+	"go.temporal.io/sdk/client"
+
+	scracts "github.com/svcplatform/svc/activities/screening"
+	hookacts "github.com/svcplatform/svc/activities/webhooks"
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/config"
@@ -18,7 +22,10 @@ import (
 type Deps struct {
 	Config *config.Config
 	Store  *store.Store
-	Logger *slog.Logger
+	// Temporal starts the monitoring rescreens of changed organisation lists; nil leaves
+	// them to the next change (logged).
+	Temporal client.Client
+	Logger   *slog.Logger
 	// Now is the clock.
 	Now func() time.Time
 }
@@ -26,12 +33,24 @@ type Deps struct {
 // Handler serves the screening product's endpoints.
 type Handler struct {
 	Deps
-	indexes indexCache
+	// screener screens and records, with the product's events and alerts.
+	screener *scracts.Screener
 }
 
 // New builds the screening API.
 func New(d Deps) *Handler {
-	return &Handler{Deps: d, indexes: indexCache{m: map[string]*scr.Index{}}}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	hooks, err := hookacts.New(d.Config, d.Store, d.Temporal, d.Logger)
+	if err != nil {
+		d.Logger.Warn("screening events will not be published", "error", err)
+		hooks = nil
+	}
+	return &Handler{Deps: d, screener: scracts.NewScreener(d.Store, hooks, d.Logger)}
 }
 
 // Routes are the screening product's rows of the route table.
@@ -42,35 +61,15 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "POST", Path: "/api/screenings", Scope: "screenings:write", Bucket: api.BucketScreening, Body: api.BodyJSON, Idempotent: true, Summary: "screen a name against the organisation's lists", Handler: h.createScreening},
 		{Method: "GET", Path: "/api/screenings", Scope: "screenings:view", Summary: "list screenings, newest first (cursor)", Handler: h.listScreenings},
 		{Method: "GET", Path: "/api/screenings/:id", Scope: "screenings:view", Summary: "get a screening with its hits", Handler: h.getScreening},
+		{Method: "POST", Path: "/api/screenings/:id/hits/:hitId/resolve", Scope: "screenings:write", Body: api.BodyJSON, Summary: "resolve a hit as a false positive or a true match (key bound to a user)", Handler: h.resolveHit},
 	})
 }
 
-// maxIndexes bounds the list versions kept indexed in memory.
-const maxIndexes = 256
-
-// indexCache keeps the index of each list version screened recently: a version never
-// changes, so its key is the list id and version number.
-type indexCache struct {
-	mu sync.Mutex
-	m  map[string]*scr.Index
-}
-
-func (c *indexCache) get(key string, build func() (*scr.Index, error)) (*scr.Index, error) {
-	c.mu.Lock()
-	ix, ok := c.m[key]
-	c.mu.Unlock()
-	if ok {
-		return ix, nil
+// defaultThreshold is the score from which a candidate is a hit when a request names none
+// (config screening.threshold).
+func (h *Handler) defaultThreshold() float64 {
+	if h.Config != nil && h.Config.Screening.Threshold > 0 {
+		return h.Config.Screening.Threshold
 	}
-	ix, err := build()
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if len(c.m) >= maxIndexes {
-		clear(c.m)
-	}
-	c.m[key] = ix
-	c.mu.Unlock()
-	return ix, nil
+	return scr.DefaultThreshold
 }

@@ -19,8 +19,6 @@ const (
 	maxListEntries = 10_000
 	// maxListBody is the body cap of a list creation.
 	maxListBody = 16 << 20
-	// KindOrganisation marks a list the organisation manages itself.
-	KindOrganisation = "organisation"
 )
 
 // listView is a list as the API shows it.
@@ -116,7 +114,7 @@ func (h *Handler) createList(c *gin.Context) {
 		return
 	}
 	now := h.Now().UTC()
-	l := &store.ScreeningList{ID: ids.New(ids.List), OrgID: api.PrincipalOf(c).OrgID, Name: req.Name, Kind: KindOrganisation,
+	l := &store.ScreeningList{ID: ids.New(ids.List), OrgID: api.PrincipalOf(c).OrgID, Name: req.Name, Kind: scr.KindOrganisation,
 		CreatedAt: now, RefreshedAt: now}
 	if err := h.Store.Screening.CreateList(c.Request.Context(), l, entities); err != nil {
 		api.Internal(c, err)

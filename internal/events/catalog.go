@@ -30,6 +30,8 @@ const (
 	Platform Product = "platform"
 	// Fraud is the anti-fraud product (unified headers only).
 	Fraud Product = "fraud"
+	// Screening is the AML screening product (unified headers only).
+	Screening Product = "screening"
 )
 
 // HeaderPrefixes returns the product header prefixes a delivery of this product
@@ -135,6 +137,9 @@ const (
 	FraudDecisionDeclined                     = "fraud.decision.declined"
 	FraudRuleSetPublished                     = "fraud.ruleset.published"
 	FraudBacktestCompleted                    = "fraud.backtest.completed"
+	ScreeningCompleted                        = "screening.completed"
+	ScreeningAlertRaised                      = "screening.alert_raised"
+	ScreeningListUpdated                      = "screening.list_updated"
 )
 
 // IdentityVerificationEvent is the event announcing that a verification reached status;
@@ -257,6 +262,15 @@ var catalog = []Def{
 	}},
 	{Name: FraudBacktestCompleted, Product: Fraud, Keys: []Key{
 		str("backtestId"), str("ruleSetId"), {Name: "version", Kind: Integer}, {Name: "evaluated", Kind: Integer}, {Name: "changed", Kind: Integer},
+	}},
+	{Name: ScreeningCompleted, Product: Screening, Keys: []Key{
+		str("screeningId"), strNull("customerId"), str("status"), {Name: "hitCount", Kind: Integer},
+	}},
+	{Name: ScreeningAlertRaised, Product: Screening, Keys: []Key{
+		str("alertId"), strNull("customerId"), str("screeningId"), str("entityId"), num("score"),
+	}},
+	{Name: ScreeningListUpdated, Product: Screening, Keys: []Key{
+		str("listId"), {Name: "version", Kind: Integer}, {Name: "added", Kind: Integer}, {Name: "changed", Kind: Integer}, {Name: "removed", Kind: Integer},
 	}},
 }
 
