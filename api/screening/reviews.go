@@ -8,8 +8,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/svcplatform/svc/api"
-	"github.com/svcplatform/svc/internal/statemachine"
 	scr "github.com/svcplatform/svc/internal/screening"
+	"github.com/svcplatform/svc/internal/statemachine"
 	"github.com/svcplatform/svc/store"
 )
 

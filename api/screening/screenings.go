@@ -162,7 +162,6 @@ func selectLists(fe scr.FieldErrors, lists []store.ScreeningList, want []string)
 	return out
 }
 
-
 // listScreenings pages through the organisation's screenings, newest first (cursor).
 func (h *Handler) listScreenings(c *gin.Context) {
 	q, ok := api.ParseList(c, api.ListSpec{MaxLimit: 100, Cursor: true, Statuses: screeningStatuses,
