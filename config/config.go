@@ -535,6 +535,11 @@ func (c *Config) Validate() error {
 	if c.Screening.RefreshEvery < time.Minute || c.Screening.RescreenBatch <= 0 {
 		bad("screening", "refresh_every must be at least 1m and rescreen_batch positive")
 	}
+	for _, src := range c.Screening.Sources {
+		if parts := strings.Split(src, "|"); len(parts) < 3 || parts[0] == "" || parts[2] == "" {
+			bad("screening.sources", "%q: want name|format|location", src)
+		}
+	}
 	for _, p := range c.Screening.AllowCIDRs {
 		if _, err := netip.ParsePrefix(p); err != nil {
 			bad("screening.allow_cidrs", "%q is not a CIDR", p)

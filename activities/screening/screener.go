@@ -26,6 +26,8 @@ type Screener struct {
 	// Hooks publishes the product's events; nil logs them as not published (no secrets.key).
 	Hooks  *hookacts.Activities
 	Logger *slog.Logger
+	// Threshold is the default hit threshold (config screening.threshold); 0 is the engine's.
+	Threshold float64
 }
 
 // NewScreener builds a Screener with its own index cache.
@@ -93,12 +95,17 @@ func (s *Screener) Record(ctx context.Context, r *store.ScreeningRecord, hits []
 // publish publishes one event after what it announces is committed; its id derives from
 // the record, so a retried activity publishes it once. A failure is logged, never returned.
 func (s *Screener) publish(ctx context.Context, r *store.ScreeningRecord, name, key string, data map[string]any) {
+	s.publishAt(ctx, r.OrgID, r.CreatedAt, name, key, data)
+}
+
+// publishAt publishes one event of an organisation that happened at at.
+func (s *Screener) publishAt(ctx context.Context, orgID string, at time.Time, name, key string, data map[string]any) {
 	if s.Hooks == nil {
 		s.Logger.Warn("screening event not published: no secrets.key", "event", name, "key", key)
 		return
 	}
-	at := r.CreatedAt.UTC().Truncate(time.Millisecond)
-	in := workflows.PublishEventInput{EventID: events.DeriveID(at, key, name), Event: name, OrgID: r.OrgID, OccurredAt: at, Data: data}
+	at = at.UTC().Truncate(time.Millisecond)
+	in := workflows.PublishEventInput{EventID: events.DeriveID(at, key, name), Event: name, OrgID: orgID, OccurredAt: at, Data: data}
 	if _, err := s.Hooks.PublishEvent(ctx, in); err != nil {
 		s.Logger.Error("publish screening event", "event", name, "key", key, "error", err)
 	}
@@ -109,4 +116,12 @@ func nullable(s string) any {
 		return nil
 	}
 	return s
+}
+
+// threshold is the default hit threshold of monitoring's screenings.
+func (s *Screener) threshold(_ context.Context, _ string) float64 {
+	if s.Threshold > 0 {
+		return s.Threshold
+	}
+	return scr.DefaultThreshold
 }
