@@ -8,11 +8,9 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/svcplatform/svc/internal/events"
 	"github.com/svcplatform/svc/internal/ids"
 	scr "github.com/svcplatform/svc/internal/screening"
 	"github.com/svcplatform/svc/store"
@@ -62,7 +60,7 @@ func (a *Activities) RefreshList(ctx context.Context, in scrwf.RefreshListInput)
 			return scrwf.RefreshListResult{}, err
 		}
 		res := scrwf.RefreshListResult{ListID: l.ID, Name: l.Name, Version: 1, Changed: true, Entities: len(entities), Added: len(entities)}
-		a.listUpdated(ctx, res, in.At)
+		a.PublishListUpdated(ctx, l.OrgID, l.ID, 1, scr.Diff(nil, entities), in.At)
 		return res, nil
 	}
 	if err != nil {
@@ -79,26 +77,9 @@ func (a *Activities) RefreshList(ctx context.Context, in scrwf.RefreshListInput)
 	res := scrwf.RefreshListResult{ListID: l.ID, Name: l.Name, Version: l.Version, Changed: changed, Entities: l.EntityCount}
 	if changed {
 		res.Added, res.Updated, res.Removed = len(v.Delta.Added), len(v.Delta.Changed), len(v.Delta.Removed)
-		a.listUpdated(ctx, res, in.At)
+		a.PublishListUpdated(ctx, l.OrgID, l.ID, l.Version, v.Delta, in.At)
 	}
 	return res, nil
-}
-
-// listUpdated publishes screening.list_updated to the list's organisation, or to every
-// organisation for a platform list.
-func (a *Activities) listUpdated(ctx context.Context, res scrwf.RefreshListResult, at time.Time) {
-	orgs := []string{res.OrgID}
-	if res.OrgID == store.PlatformOrg {
-		var err error
-		if orgs, err = a.Store.Screening.OrgIDs(ctx); err != nil {
-			a.Logger.Error("screening.list_updated not published", "list", res.ListID, "error", err)
-			return
-		}
-	}
-	data := map[string]any{"listId": res.ListID, "version": res.Version, "added": res.Added, "changed": res.Updated, "removed": res.Removed}
-	for _, org := range orgs {
-		a.publishAt(ctx, org, at, events.ScreeningListUpdated, fmt.Sprintf("%s@%d", res.ListID, res.Version), data)
-	}
 }
 
 // load reads and parses a source's files.

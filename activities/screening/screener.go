@@ -125,3 +125,20 @@ func (s *Screener) threshold(_ context.Context, _ string) float64 {
 	}
 	return scr.DefaultThreshold
 }
+
+// PublishListUpdated publishes screening.list_updated for a new list version to the list's
+// organisation, or to every organisation for a platform list.
+func (s *Screener) PublishListUpdated(ctx context.Context, orgID, listID string, version int, d scr.Delta, at time.Time) {
+	orgs := []string{orgID}
+	if orgID == store.PlatformOrg {
+		var err error
+		if orgs, err = s.Store.Screening.OrgIDs(ctx); err != nil {
+			s.Logger.Error("screening.list_updated not published", "list", listID, "error", err)
+			return
+		}
+	}
+	data := map[string]any{"listId": listID, "version": version, "added": len(d.Added), "changed": len(d.Changed), "removed": len(d.Removed)}
+	for _, org := range orgs {
+		s.publishAt(ctx, org, at, events.ScreeningListUpdated, fmt.Sprintf("%s@%d", listID, version), data)
+	}
+}

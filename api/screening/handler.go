@@ -58,6 +58,9 @@ func (h *Handler) Routes() []api.Route {
 	return api.ForProduct(auth.ProductScreening, []api.Route{
 		{Method: "POST", Path: "/api/screening-lists", Scope: "screening-lists:write", Body: api.BodyJSON, MaxBody: maxListBody, Idempotent: true, Summary: "create an organisation list with its entries", Handler: h.createList},
 		{Method: "GET", Path: "/api/screening-lists", Scope: "screening-lists:view", Summary: "list the organisation's screening lists with their version and entity count", Handler: h.listLists},
+		{Method: "PUT", Path: "/api/screening-lists/:id/entries/:entryId", Scope: "screening-lists:write", Body: api.BodyJSON, Summary: "add or change an entry of an organisation list (a new list version)", Handler: h.putEntry},
+		{Method: "DELETE", Path: "/api/screening-lists/:id/entries/:entryId", Scope: "screening-lists:write", Summary: "remove an entry of an organisation list (a new list version)", Handler: h.deleteEntry},
+		{Method: "POST", Path: "/api/screening-lists/:id/upload", Scope: "screening-lists:write", Body: api.BodyMultipart, MaxBody: maxListBody, Summary: "replace an organisation list's entries with a CSV file (a new list version when the content changed)", Handler: h.uploadList},
 		{Method: "POST", Path: "/api/screenings", Scope: "screenings:write", Bucket: api.BucketScreening, Body: api.BodyJSON, Idempotent: true, Summary: "screen a name against the organisation's lists", Handler: h.createScreening},
 		{Method: "GET", Path: "/api/screenings", Scope: "screenings:view", Summary: "list screenings, newest first (cursor)", Handler: h.listScreenings},
 		{Method: "GET", Path: "/api/screenings/:id", Scope: "screenings:view", Summary: "get a screening with its hits", Handler: h.getScreening},

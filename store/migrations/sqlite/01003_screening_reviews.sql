@@ -1,7 +1,7 @@
 -- +goose Up
 -- Screening hit reviews: what ran a screening, the revision a review writes over, and the
 -- remembered false positives per customer and list entity.
-ALTER TABLE "screenings" ADD COLUMN "trigger" text NOT NULL DEFAULT 'api';
+ALTER TABLE "screenings" ADD COLUMN "trigger" text NOT NULL DEFAULT "api";
 ALTER TABLE "screenings" ADD COLUMN "revision" integer NOT NULL DEFAULT 0;
 CREATE TABLE "screening_suppressions" (
     "org_id" text,
