@@ -76,9 +76,11 @@ func (a *Activities) RescreenBatch(ctx context.Context, in scrwf.RescreenBatchIn
 		q.Only = only
 		hits := ix.Search(q)
 		if len(hits) > 0 {
-			id := ids.DeriveFrom(ids.Screening, in.At, "rescreen", in.ListID, strconv.Itoa(in.Version), c.ID)
+			// The version's time and the customer name the screening: a batch run again (a
+			// retry, a reset, a second rescreen of the version) records the same one.
+			id := ids.DeriveFrom(ids.Screening, v.CreatedAt, "rescreen", in.ListID, strconv.Itoa(in.Version), c.ID)
 			r := monitoringRecord(c, q, []string{in.ListID}, id)
-			r.CreatedAt = in.At.UTC()
+			r.CreatedAt = v.CreatedAt.UTC()
 			if err := a.Record(ctx, r, hits); err != nil {
 				return res, err
 			}

@@ -34,9 +34,6 @@ type RescreenState struct {
 	Alerts  int64
 	Total   int64
 	Batches int
-	// At is when the rescreen began: the time part of the screenings it records, so a
-	// retried batch records the same ids.
-	At time.Time
 }
 
 // RescreenBatchInput screens the next batch of monitored customers.
@@ -45,7 +42,6 @@ type RescreenBatchInput struct {
 	Version           int
 	After             string
 	Limit             int
-	At                time.Time
 }
 
 // RescreenBatchResult is what a batch did; Last is its last customer id ("" when empty).
@@ -76,7 +72,7 @@ func Rescreen(ctx workflow.Context, in RescreenInput) error {
 		HeartbeatTimeout:    2 * time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 10},
 	})
-	st := RescreenState{At: workflow.Now(ctx)}
+	st := RescreenState{}
 	if in.State != nil {
 		st = *in.State
 	}
@@ -87,7 +83,7 @@ func Rescreen(ctx workflow.Context, in RescreenInput) error {
 	for run := 0; ; run++ {
 		var res RescreenBatchResult
 		err := workflow.ExecuteActivity(ctx, ActivityRescreenBatch, RescreenBatchInput{ListID: in.ListID, ListOrgID: in.ListOrgID,
-			Version: in.Version, After: st.After, Limit: limit, At: st.At}).Get(ctx, &res)
+			Version: in.Version, After: st.After, Limit: limit}).Get(ctx, &res)
 		if err != nil {
 			return err
 		}
