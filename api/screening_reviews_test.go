@@ -158,3 +158,42 @@ func TestScreeningListEntries(t *testing.T) {
 		t.Errorf("lists: %d %s", lists.Status, lists.Body)
 	}
 }
+
+// TestScreeningSettingsThreshold: the organisation's threshold applies when a screening names
+// none, a request's own threshold wins, and null returns to the configured default.
+func TestScreeningSettingsThreshold(t *testing.T) {
+	h := apitest.New(t, apitest.Options{})
+	list := newScreeningList(t, h, h.AdminKey)
+	screen := func(body map[string]any) map[string]any {
+		t.Helper()
+		body["lists"] = []string{list}
+		r := h.Do("POST", "/api/screenings", h.AdminKey, body)
+		if r.Status != http.StatusCreated {
+			t.Fatalf("screening: %d %s", r.Status, r.Body)
+		}
+		return r.Data()
+	}
+	if d := screen(map[string]any{"fullName": "Sergei Petrov"}); d["threshold"].(float64) != 0.8 || d["status"] != "potential_match" {
+		t.Fatalf("default = %v", d)
+	}
+	if r := h.Do("PUT", "/api/screening-settings", h.AdminKey, map[string]any{"threshold": 1.5}); r.Status != http.StatusBadRequest {
+		t.Errorf("bad threshold: %d %s", r.Status, r.Body)
+	}
+	r := h.Do("PUT", "/api/screening-settings", h.AdminKey, map[string]any{"threshold": 0.99})
+	if r.Status != http.StatusOK || r.Data()["threshold"].(float64) != 0.99 || r.Data()["organisationThreshold"].(float64) != 0.99 {
+		t.Fatalf("put: %d %s", r.Status, r.Body)
+	}
+	if d := screen(map[string]any{"fullName": "Sergei Petrov"}); d["threshold"].(float64) != 0.99 || d["status"] != "clear" {
+		t.Errorf("with the organisation's threshold = %v", d)
+	}
+	if d := screen(map[string]any{"fullName": "Sergei Petrov", "threshold": 0.8}); d["status"] != "potential_match" {
+		t.Errorf("the request's threshold does not win: %v", d)
+	}
+	if other := h.NewTenant("other"); h.Do("GET", "/api/screening-settings", other.Key, nil).Data()["threshold"].(float64) != 0.8 {
+		t.Errorf("another organisation sees this one's threshold")
+	}
+	back := h.Do("PUT", "/api/screening-settings", h.AdminKey, map[string]any{"threshold": nil})
+	if back.Status != http.StatusOK || back.Data()["threshold"].(float64) != 0.8 || back.Data()["organisationThreshold"] != nil {
+		t.Errorf("null: %d %s", back.Status, back.Body)
+	}
+}

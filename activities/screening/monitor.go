@@ -70,9 +70,17 @@ func (a *Activities) RescreenBatch(ctx context.Context, in scrwf.RescreenBatchIn
 	if err != nil {
 		return res, err
 	}
+	thresholds := map[string]float64{}
 	for i := range customers {
 		c := &customers[i]
-		q := CustomerQuery(c, a.threshold(ctx, c.OrgID))
+		th, ok := thresholds[c.OrgID]
+		if !ok {
+			if th, err = a.DefaultThreshold(ctx, c.OrgID); err != nil {
+				return res, err
+			}
+			thresholds[c.OrgID] = th
+		}
+		q := CustomerQuery(c, th)
 		q.Only = only
 		hits := ix.Search(q)
 		if len(hits) > 0 {
@@ -110,7 +118,11 @@ func (a *Activities) RescreenCustomer(ctx context.Context, in scrwf.CustomerResc
 	if err != nil {
 		return err
 	}
-	q := CustomerQuery(c, a.threshold(ctx, c.OrgID))
+	th, err := a.DefaultThreshold(ctx, c.OrgID)
+	if err != nil {
+		return err
+	}
+	q := CustomerQuery(c, th)
 	hits, err := a.Search(ctx, q, lists)
 	if err != nil {
 		return err

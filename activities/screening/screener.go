@@ -118,12 +118,20 @@ func nullable(s string) any {
 	return s
 }
 
-// threshold is the default hit threshold of monitoring's screenings.
-func (s *Screener) threshold(_ context.Context, _ string) float64 {
-	if s.Threshold > 0 {
-		return s.Threshold
+// DefaultThreshold is an organisation's hit threshold when a request names none: its own
+// setting, else config screening.threshold, else the engine's.
+func (s *Screener) DefaultThreshold(ctx context.Context, orgID string) (float64, error) {
+	set, err := s.Store.Screening.Settings(ctx, orgID)
+	if err != nil {
+		return 0, err
 	}
-	return scr.DefaultThreshold
+	switch {
+	case set.Threshold > 0:
+		return set.Threshold, nil
+	case s.Threshold > 0:
+		return s.Threshold, nil
+	}
+	return scr.DefaultThreshold, nil
 }
 
 // PublishListUpdated publishes screening.list_updated for a new list version to the list's

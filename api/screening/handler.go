@@ -14,7 +14,6 @@ import (
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/internal/auth"
-	scr "github.com/svcplatform/svc/internal/screening"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -50,7 +49,11 @@ func New(d Deps) *Handler {
 		d.Logger.Warn("screening events will not be published", "error", err)
 		hooks = nil
 	}
-	return &Handler{Deps: d, screener: scracts.NewScreener(d.Store, hooks, d.Logger)}
+	sc := scracts.NewScreener(d.Store, hooks, d.Logger)
+	if d.Config != nil {
+		sc.Threshold = d.Config.Screening.Threshold
+	}
+	return &Handler{Deps: d, screener: sc}
 }
 
 // Routes are the screening product's rows of the route table.
@@ -61,18 +64,11 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "PUT", Path: "/api/screening-lists/:id/entries/:entryId", Scope: "screening-lists:write", Body: api.BodyJSON, Summary: "add or change an entry of an organisation list (a new list version)", Handler: h.putEntry},
 		{Method: "DELETE", Path: "/api/screening-lists/:id/entries/:entryId", Scope: "screening-lists:write", Summary: "remove an entry of an organisation list (a new list version)", Handler: h.deleteEntry},
 		{Method: "POST", Path: "/api/screening-lists/:id/upload", Scope: "screening-lists:write", Body: api.BodyMultipart, MaxBody: maxListBody, Summary: "replace an organisation list's entries with a CSV file (a new list version when the content changed)", Handler: h.uploadList},
+		{Method: "GET", Path: "/api/screening-settings", Scope: "screening-lists:view", Summary: "the organisation's screening defaults", Handler: h.getSettings},
+		{Method: "PUT", Path: "/api/screening-settings", Scope: "screening-lists:write", Body: api.BodyJSON, Summary: "change the organisation's screening defaults (the hit threshold)", Handler: h.putSettings},
 		{Method: "POST", Path: "/api/screenings", Scope: "screenings:write", Bucket: api.BucketScreening, Body: api.BodyJSON, Idempotent: true, Summary: "screen a name against the organisation's lists", Handler: h.createScreening},
 		{Method: "GET", Path: "/api/screenings", Scope: "screenings:view", Summary: "list screenings, newest first (cursor)", Handler: h.listScreenings},
 		{Method: "GET", Path: "/api/screenings/:id", Scope: "screenings:view", Summary: "get a screening with its hits", Handler: h.getScreening},
 		{Method: "POST", Path: "/api/screenings/:id/hits/:hitId/resolve", Scope: "screenings:write", Body: api.BodyJSON, Summary: "resolve a hit as a false positive or a true match (key bound to a user)", Handler: h.resolveHit},
 	})
-}
-
-// defaultThreshold is the score from which a candidate is a hit when a request names none
-// (config screening.threshold).
-func (h *Handler) defaultThreshold() float64 {
-	if h.Config != nil && h.Config.Screening.Threshold > 0 {
-		return h.Config.Screening.Threshold
-	}
-	return scr.DefaultThreshold
 }

@@ -118,7 +118,10 @@ func (h *Handler) createScreening(c *gin.Context) {
 		}
 	}
 	if threshold == 0 {
-		threshold = h.defaultThreshold()
+		if threshold, err = h.screener.DefaultThreshold(ctx, org); err != nil {
+			api.Internal(c, err)
+			return
+		}
 	}
 	q := scr.Query{Name: req.FullName, Type: typ, BirthDate: birth, Country: country, Threshold: threshold}
 	r := &store.ScreeningRecord{ID: ids.New(ids.Screening), OrgID: org, CustomerID: req.CustomerID, ExternalID: req.ExternalID,
