@@ -40,6 +40,19 @@ type Config struct {
 	Retention   RetentionConfig   `mapstructure:"retention"`
 	Reconcile   ReconcileConfig   `mapstructure:"reconcile"`
 	Cases       CasesConfig       `mapstructure:"cases"`
+	Screening   ScreeningConfig   `mapstructure:"screening"`
+}
+
+// ScreeningConfig configures the screening product: the default hit threshold and the
+// sanctions lists refreshed from files or URLs by a Temporal Schedule.
+type ScreeningConfig struct {
+	Threshold float64 `mapstructure:"threshold"`
+	// Sources are "name|format|location[|alt location|add location]" (see the keys table).
+	Sources      []string      `mapstructure:"sources"`
+	RefreshEvery time.Duration `mapstructure:"refresh_every"`
+	// RescreenBatch is how many monitored customers one rescreen activity screens.
+	RescreenBatch int      `mapstructure:"rescreen_batch"`
+	AllowCIDRs    []string `mapstructure:"allow_cidrs"`
 }
 
 // ReconcileConfig configures the Schedule that ends the records of runs ended outside their
@@ -256,6 +269,11 @@ var keys = []Key{
 	{"cases.regulator_url", "", "endpoint that receives submitted SAR filings (POST JSON with the PDF); empty means filings stay submitted until it is set"},
 	{"cases.regulator_allow_cidrs", []string{}, "CIDRs cases.regulator_url may reach despite the SSRF guard"},
 	{"cases.delivery_attempts", 10, "tries of one SAR delivery to the regulator before it is left submitted with its error"},
+	{"screening.threshold", 0.80, "score from which a list entity is a hit when a screening names no threshold"},
+	{"screening.sources", []string{}, "sanctions lists every organisation screens against, each name|format|location, format ofac (location sdn.csv, then alt.csv and add.csv locations), un, opensanctions or csv; a location is an http(s) URL or a file path"},
+	{"screening.refresh_every", 6 * time.Hour, "how often the screening list refresh Schedule reads every screening.sources list (a new version only when its content changed)"},
+	{"screening.rescreen_batch", 500, "monitored customers one rescreen activity screens after a list change"},
+	{"screening.allow_cidrs", []string{}, "CIDRs screening.sources URLs may reach despite the SSRF guard (e.g. 127.0.0.0/8 for a local mirror)"},
 	{"auth.key_cache_ttl", 5 * time.Second, "how long an API process reuses a key lookup; a revocation made through another process takes effect within it (0 disables)"},
 }
 
@@ -536,6 +554,22 @@ func (c *Config) Validate() error {
 	for _, p := range c.Webhooks.AllowCIDRs {
 		if _, err := netip.ParsePrefix(p); err != nil {
 			bad("webhooks.allow_cidrs", "%q is not a CIDR", p)
+		}
+	}
+	if c.Screening.Threshold <= 0 || c.Screening.Threshold > 1 {
+		bad("screening.threshold", "must be greater than 0 and at most 1")
+	}
+	if c.Screening.RefreshEvery < time.Minute || c.Screening.RescreenBatch <= 0 {
+		bad("screening", "refresh_every must be at least 1m and rescreen_batch positive")
+	}
+	for _, src := range c.Screening.Sources {
+		if parts := strings.Split(src, "|"); len(parts) < 3 || parts[0] == "" || parts[2] == "" {
+			bad("screening.sources", "%q: want name|format|location", src)
+		}
+	}
+	for _, p := range c.Screening.AllowCIDRs {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			bad("screening.allow_cidrs", "%q is not a CIDR", p)
 		}
 	}
 	if c.Documents.MaxUploadBytes <= 0 {

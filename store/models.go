@@ -11,7 +11,7 @@ func AllModels() []any {
 		&Workflow{}, &WorkflowVersion{}, &Execution{}, &Step{}, &Approval{},
 		&Document{}, &Extraction{}, &Template{}, &DocumentSettings{},
 		&IdentityVerification{}, &IdentityAttempt{},
-		&ScreeningList{}, &ScreeningListVersion{}, &ScreeningRecord{},
+		&ScreeningList{}, &ScreeningListVersion{}, &ScreeningRecord{}, &ScreeningSuppression{}, &ScreeningSettings{},
 		&Analysis{},
 		&FraudRuleSet{}, &FraudRuleSetVersion{}, &FraudDecision{}, &FraudVelocityCounter{}, &FraudVelocitySeen{},
 		&FraudSubject{}, &FraudDeviceSession{}, &FraudValue{}, &FraudBacktest{},

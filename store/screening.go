@@ -49,6 +49,22 @@ type ScreeningHit struct {
 	MatchedName string                `json:"matchedName"`
 	Score       float64               `json:"score"`
 	Explanation screening.Explanation `json:"explanation"`
+	// Suppressed marks a hit on an entity the customer's reviewer already found a false
+	// positive, its list record unchanged: kept for the record, not counted, not alerted.
+	Suppressed bool `json:"suppressed,omitempty"`
+	// Decision is the hit's review (screening.HitReviews); "" reads as unresolved.
+	Decision   screening.Decision `json:"decision,omitempty"`
+	Comment    string             `json:"comment,omitempty"`
+	ResolvedBy string             `json:"resolvedBy,omitempty"`
+	ResolvedAt *time.Time         `json:"resolvedAt,omitempty"`
+}
+
+// Review is the hit's review state, unresolved when none was recorded.
+func (h *ScreeningHit) Review() screening.Decision {
+	if h.Decision == "" {
+		return screening.Unresolved
+	}
+	return h.Decision
 }
 
 // ScreeningRecord is one screening (scr_ id): what was asked and what was found.
@@ -66,7 +82,11 @@ type ScreeningRecord struct {
 	Status     string         `gorm:"size:20;not null"`
 	HitCount   int            `gorm:"not null"`
 	Hits       []ScreeningHit `gorm:"serializer:json;type:text"`
-	CreatedAt  time.Time
+	// Trigger says what ran the screening: api, or monitoring (a list change or a customer change).
+	Trigger string `gorm:"size:16;not null;default:'api'"`
+	// Revision counts the writes after creation; a review writes only over the revision it read.
+	Revision  int `gorm:"not null;default:0"`
+	CreatedAt time.Time
 }
 
 // TableName keeps the table named after the resource.
@@ -88,16 +108,35 @@ func (s *Screening) CreateList(ctx context.Context, l *ScreeningList, entities [
 	})
 }
 
-// Lists returns every list of the organisation, oldest first.
+// PlatformOrg is the organisation of the platform's lists (config screening.sources): every
+// organisation screens against them, none can change them.
+const PlatformOrg = ""
+
+// Lists returns every list the organisation screens against (its own and the platform's),
+// oldest first.
 func (s *Screening) Lists(ctx context.Context, orgID string) ([]ScreeningList, error) {
 	var rows []ScreeningList
-	err := s.DB.WithContext(ctx).Where("org_id = ?", orgID).Order("created_at, id").Find(&rows).Error
+	err := s.DB.WithContext(ctx).Scopes(orgOrPlatform(orgID)).Order("created_at, id").Find(&rows).Error
 	return rows, err
 }
 
-// ListLists returns one page of the organisation's lists, newest first; f.Q matches the name.
+// ListLists returns one page of the lists the organisation screens against, newest first;
+// f.Q matches the name.
 func (s *Screening) ListLists(ctx context.Context, orgID string, page Offset, f Filter) ([]ScreeningList, int64, error) {
-	return ListOffset[ScreeningList](ctx, s.DB, page, "created_at DESC, id DESC", ForOrg(orgID), f.Scope(FilterColumns{Text: []string{"name"}}))
+	return ListOffset[ScreeningList](ctx, s.DB, page, "created_at DESC, id DESC", orgOrPlatform(orgID), f.Scope(FilterColumns{Text: []string{"name"}}))
+}
+
+// GetList loads a list the organisation screens against (its own or the platform's).
+func (s *Screening) GetList(ctx context.Context, orgID, id string) (*ScreeningList, error) {
+	var l ScreeningList
+	if err := s.DB.WithContext(ctx).Scopes(orgOrPlatform(orgID)).Where("id = ?", id).Take(&l).Error; err != nil {
+		return nil, NotFound(err)
+	}
+	return &l, nil
+}
+
+func orgOrPlatform(orgID string) Scope {
+	return func(db *gorm.DB) *gorm.DB { return db.Where("org_id IN ?", []string{orgID, PlatformOrg}) }
 }
 
 // ListVersion loads the version in service of a list of the organisation.

@@ -81,6 +81,9 @@ func register(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
 	if err := registerCases(q, c, d, hooks); err != nil {
 		return err
 	}
+	if err := registerScreening(q, c, d, hooks); err != nil {
+		return err
+	}
 	registerMaintenance(q, c, d, hooks)
 	return registerDocuments(q, d, hooks)
 }

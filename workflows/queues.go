@@ -31,12 +31,15 @@ const (
 	// QueueCases runs the cases product: one workflow per case, the gathering of alerts and the
 	// SAR submissions.
 	QueueCases = "cases"
+	// QueueScreening runs the screening product's list refreshes and monitoring rescreens
+	// (never a screening itself: that is the API's fast path).
+	QueueScreening = "screening"
 	// QueueMaintenance runs the platform's housekeeping (retention) started by Schedules.
 	QueueMaintenance = "maintenance"
 )
 
 // Queues lists every task queue.
-var Queues = []string{QueueOrchestration, QueueDocuments, QueueDocumentsText, QueueWebhooks, QueueIdentity, QueueFraud, QueueAutomation, QueueCases, QueueMaintenance}
+var Queues = []string{QueueOrchestration, QueueDocuments, QueueDocumentsText, QueueWebhooks, QueueIdentity, QueueFraud, QueueAutomation, QueueCases, QueueScreening, QueueMaintenance}
 
 // Custom search attributes (all Keyword), registered on the namespace so operators can find any run
 // in the Temporal UI by organisation, product workflow and the caller's externalId.

@@ -156,6 +156,7 @@ func (h *Handler) createCustomer(c *gin.Context) {
 		api.Internal(c, err)
 		return
 	}
+	h.changed(c, got)
 	api.Created(c, newCustomerView(got))
 }
 
@@ -243,5 +244,13 @@ func (h *Handler) updateCustomer(c *gin.Context) {
 		api.Internal(c, err)
 		return
 	}
+	h.changed(c, row)
 	api.OK(c, newCustomerView(row))
+}
+
+// changed tells Deps.Changed of a stored customer.
+func (h *Handler) changed(c *gin.Context, row *store.Customer) {
+	if h.Changed != nil {
+		h.Changed(c, row)
+	}
 }

@@ -5,6 +5,8 @@ package customers
 import (
 	"time"
 
+	"github.com/gin-gonic/gin"
+
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/store"
 )
@@ -14,6 +16,9 @@ type Deps struct {
 	Store *store.Store
 	// Now is the clock.
 	Now func() time.Time
+	// Changed is told of every customer created or changed, after it is stored (screening
+	// rescreens a monitored one); nil tells no one.
+	Changed func(c *gin.Context, customer *store.Customer)
 }
 
 // Handler serves the customer endpoints.

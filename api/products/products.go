@@ -7,8 +7,8 @@ import (
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/accounts"
-	"github.com/svcplatform/svc/api/cases"
 	"github.com/svcplatform/svc/api/automation"
+	"github.com/svcplatform/svc/api/cases"
 	"github.com/svcplatform/svc/api/customers"
 	"github.com/svcplatform/svc/api/documents"
 	"github.com/svcplatform/svc/api/fraud"
@@ -28,14 +28,15 @@ func All(d api.Deps) []api.Product {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
+	scr := screening.New(screening.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now})
 	return []api.Product{
 		accounts.New(accounts.Deps{Config: d.Config, Store: d.Store, Now: d.Now, Dev: d.Dev}),
-		customers.New(customers.Deps{Store: d.Store, Now: d.Now}),
+		customers.New(customers.Deps{Store: d.Store, Now: d.Now, Changed: scr.CustomerChanged}),
 		webhooks.New(webhooks.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now}),
 		orchestration.New(orchestration.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal}),
 		documents.New(documents.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now, Blobs: d.Blobs}),
 		identity.New(identity.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now, Blobs: d.Blobs}),
-		screening.New(screening.Deps{Config: d.Config, Store: d.Store, Logger: d.Logger, Now: d.Now}),
+		scr,
 		fraud.New(fraud.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now}),
 		cases.New(cases.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger}),
 		automation.New(automation.Deps{Store: d.Store, Temporal: d.Temporal, Now: d.Now}),

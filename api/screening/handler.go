@@ -4,13 +4,16 @@ package screening
 
 import (
 	"log/slog"
-	"sync"
 	"time"
+
+	"go.temporal.io/sdk/client"
+
+	scracts "github.com/svcplatform/svc/activities/screening"
+	hookacts "github.com/svcplatform/svc/activities/webhooks"
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/internal/auth"
-	scr "github.com/svcplatform/svc/internal/screening"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -18,7 +21,10 @@ import (
 type Deps struct {
 	Config *config.Config
 	Store  *store.Store
-	Logger *slog.Logger
+	// Temporal starts the monitoring rescreens of changed organisation lists; nil leaves
+	// them to the next change (logged).
+	Temporal client.Client
+	Logger   *slog.Logger
 	// Now is the clock.
 	Now func() time.Time
 }
@@ -26,12 +32,28 @@ type Deps struct {
 // Handler serves the screening product's endpoints.
 type Handler struct {
 	Deps
-	indexes indexCache
+	// screener screens and records, with the product's events and alerts.
+	screener *scracts.Screener
 }
 
 // New builds the screening API.
 func New(d Deps) *Handler {
-	return &Handler{Deps: d, indexes: indexCache{m: map[string]*scr.Index{}}}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	hooks, err := hookacts.New(d.Config, d.Store, d.Temporal, d.Logger)
+	if err != nil {
+		d.Logger.Warn("screening events will not be published", "error", err)
+		hooks = nil
+	}
+	sc := scracts.NewScreener(d.Store, hooks, d.Logger)
+	if d.Config != nil {
+		sc.Threshold = d.Config.Screening.Threshold
+	}
+	return &Handler{Deps: d, screener: sc}
 }
 
 // Routes are the screening product's rows of the route table.
@@ -39,38 +61,14 @@ func (h *Handler) Routes() []api.Route {
 	return api.ForProduct(auth.ProductScreening, []api.Route{
 		{Method: "POST", Path: "/api/screening-lists", Scope: "screening-lists:write", Body: api.BodyJSON, MaxBody: maxListBody, Idempotent: true, Summary: "create an organisation list with its entries", Handler: h.createList},
 		{Method: "GET", Path: "/api/screening-lists", Scope: "screening-lists:view", Summary: "list the organisation's screening lists with their version and entity count", Handler: h.listLists},
+		{Method: "PUT", Path: "/api/screening-lists/:id/entries/:entryId", Scope: "screening-lists:write", Body: api.BodyJSON, Summary: "add or change an entry of an organisation list (a new list version)", Handler: h.putEntry},
+		{Method: "DELETE", Path: "/api/screening-lists/:id/entries/:entryId", Scope: "screening-lists:write", Summary: "remove an entry of an organisation list (a new list version)", Handler: h.deleteEntry},
+		{Method: "POST", Path: "/api/screening-lists/:id/upload", Scope: "screening-lists:write", Body: api.BodyMultipart, MaxBody: maxListBody, Summary: "replace an organisation list's entries with a CSV file (a new list version when the content changed)", Handler: h.uploadList},
+		{Method: "GET", Path: "/api/screening-settings", Scope: "screening-lists:view", Summary: "the organisation's screening defaults", Handler: h.getSettings},
+		{Method: "PUT", Path: "/api/screening-settings", Scope: "screening-lists:write", Body: api.BodyJSON, Summary: "change the organisation's screening defaults (the hit threshold)", Handler: h.putSettings},
 		{Method: "POST", Path: "/api/screenings", Scope: "screenings:write", Bucket: api.BucketScreening, Body: api.BodyJSON, Idempotent: true, Summary: "screen a name against the organisation's lists", Handler: h.createScreening},
 		{Method: "GET", Path: "/api/screenings", Scope: "screenings:view", Summary: "list screenings, newest first (cursor)", Handler: h.listScreenings},
 		{Method: "GET", Path: "/api/screenings/:id", Scope: "screenings:view", Summary: "get a screening with its hits", Handler: h.getScreening},
+		{Method: "POST", Path: "/api/screenings/:id/hits/:hitId/resolve", Scope: "screenings:write", Body: api.BodyJSON, Summary: "resolve a hit as a false positive or a true match (key bound to a user)", Handler: h.resolveHit},
 	})
-}
-
-// maxIndexes bounds the list versions kept indexed in memory.
-const maxIndexes = 256
-
-// indexCache keeps the index of each list version screened recently: a version never
-// changes, so its key is the list id and version number.
-type indexCache struct {
-	mu sync.Mutex
-	m  map[string]*scr.Index
-}
-
-func (c *indexCache) get(key string, build func() (*scr.Index, error)) (*scr.Index, error) {
-	c.mu.Lock()
-	ix, ok := c.m[key]
-	c.mu.Unlock()
-	if ok {
-		return ix, nil
-	}
-	ix, err := build()
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if len(c.m) >= maxIndexes {
-		clear(c.m)
-	}
-	c.m[key] = ix
-	c.mu.Unlock()
-	return ix, nil
 }

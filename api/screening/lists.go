@@ -19,8 +19,6 @@ const (
 	maxListEntries = 10_000
 	// maxListBody is the body cap of a list creation.
 	maxListBody = 16 << 20
-	// KindOrganisation marks a list the organisation manages itself.
-	KindOrganisation = "organisation"
 )
 
 // listView is a list as the API shows it.
@@ -67,36 +65,46 @@ func (r *listRequest) entities(fe scr.FieldErrors) []scr.Entity {
 	seen := map[string]bool{}
 	out := make([]scr.Entity, 0, len(r.Entries))
 	for i, e := range r.Entries {
-		at := func(f string) string { return fmt.Sprintf("entries[%d].%s", i, f) }
-		if e.ID == "" || len(e.ID) > 128 {
-			fe.Add(at("id"), "is required, at most 128 characters")
-		} else if seen[e.ID] {
-			fe.Add(at("id"), "is used by another entry")
+		prefix := fmt.Sprintf("entries[%d].", i)
+		if seen[e.ID] {
+			fe.Add(prefix+"id", "is used by another entry")
 		}
 		seen[e.ID] = true
-		scr.CheckName(fe, at("name"), e.Name)
-		t := scr.CheckEntityType(fe, at("type"), e.Type)
-		ent := scr.Entity{ID: e.ID, Type: t, Name: e.Name}
-		for k, a := range e.Aliases {
-			scr.CheckName(fe, fmt.Sprintf("entries[%d].aliases[%d]", i, k), a)
-			ent.Aliases = append(ent.Aliases, a)
-		}
-		for k, s := range e.BirthDates {
-			d, err := scr.ParseDate(s)
-			if err != nil {
-				fe.Add(fmt.Sprintf("entries[%d].birthDates[%d]", i, k), "must be a date: YYYY, YYYY-MM or YYYY-MM-DD")
-				continue
-			}
-			ent.BirthDates = append(ent.BirthDates, d)
-		}
-		for k, c := range e.Countries {
-			if cc := scr.CheckCountry(fe, fmt.Sprintf("entries[%d].countries[%d]", i, k), c); cc != "" {
-				ent.Countries = append(ent.Countries, cc)
-			}
-		}
-		out = append(out, ent)
+		out = append(out, e.entity(fe, prefix))
 	}
 	return out
+}
+
+// entity validates one entry (fields named with prefix) and returns it as an engine entity.
+func (e *entryRequest) entity(fe scr.FieldErrors, prefix string) scr.Entity {
+	if e.ID == "" || len(e.ID) > 128 {
+		fe.Add(prefix+"id", "is required, at most 128 characters")
+	}
+	scr.CheckName(fe, prefix+"name", e.Name)
+	t := scr.CheckEntityType(fe, prefix+"type", e.Type)
+	ent := scr.Entity{ID: e.ID, Type: t, Name: e.Name}
+	if len(e.Aliases) > 100 {
+		fe.Add(prefix+"aliases", "must hold at most 100 aliases")
+		return ent
+	}
+	for k, a := range e.Aliases {
+		scr.CheckName(fe, fmt.Sprintf("%saliases[%d]", prefix, k), a)
+		ent.Aliases = append(ent.Aliases, a)
+	}
+	for k, s := range e.BirthDates {
+		d, err := scr.ParseDate(s)
+		if err != nil {
+			fe.Add(fmt.Sprintf("%sbirthDates[%d]", prefix, k), "must be a date: YYYY, YYYY-MM or YYYY-MM-DD")
+			continue
+		}
+		ent.BirthDates = append(ent.BirthDates, d)
+	}
+	for k, c := range e.Countries {
+		if cc := scr.CheckCountry(fe, fmt.Sprintf("%scountries[%d]", prefix, k), c); cc != "" {
+			ent.Countries = append(ent.Countries, cc)
+		}
+	}
+	return ent
 }
 
 // createList creates an organisation list with its entries (version 1). 400 names every
@@ -116,7 +124,7 @@ func (h *Handler) createList(c *gin.Context) {
 		return
 	}
 	now := h.Now().UTC()
-	l := &store.ScreeningList{ID: ids.New(ids.List), OrgID: api.PrincipalOf(c).OrgID, Name: req.Name, Kind: KindOrganisation,
+	l := &store.ScreeningList{ID: ids.New(ids.List), OrgID: api.PrincipalOf(c).OrgID, Name: req.Name, Kind: scr.KindOrganisation,
 		CreatedAt: now, RefreshedAt: now}
 	if err := h.Store.Screening.CreateList(c.Request.Context(), l, entities); err != nil {
 		api.Internal(c, err)

@@ -2,7 +2,6 @@ package screening
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -15,14 +14,8 @@ import (
 // Screenings (screening product, SPEC 4.1): a name, with optional birth date, country and
 // entity type, screened against the organisation's lists; each hit explains itself.
 
-// Screening statuses.
-const (
-	StatusClear          = "clear"
-	StatusPotentialMatch = "potential_match"
-)
-
 // screeningStatuses are the values of the status filter.
-var screeningStatuses = []string{StatusClear, StatusPotentialMatch}
+var screeningStatuses = []string{scr.StatusClear, scr.StatusPotentialMatch}
 
 // hitView is one hit as the API shows it.
 type hitView struct {
@@ -33,6 +26,11 @@ type hitView struct {
 	MatchedName string          `json:"matchedName"`
 	Score       float64         `json:"score"`
 	Explanation scr.Explanation `json:"explanation"`
+	Suppressed  bool            `json:"suppressed"`
+	Decision    string          `json:"decision"`
+	Comment     *string         `json:"comment"`
+	ResolvedBy  *string         `json:"resolvedBy"`
+	ResolvedAt  *string         `json:"resolvedAt"`
 }
 
 // screeningView is a screening as the API shows it.
@@ -48,6 +46,7 @@ type screeningView struct {
 	Lists      []string  `json:"lists"`
 	Threshold  float64   `json:"threshold"`
 	HitCount   int       `json:"hitCount"`
+	Trigger    string    `json:"trigger"`
 	Hits       []hitView `json:"hits"`
 	CreatedAt  string    `json:"createdAt"`
 }
@@ -56,10 +55,16 @@ func newScreeningView(r *store.ScreeningRecord) screeningView {
 	v := screeningView{ID: r.ID, Status: r.Status, FullName: r.FullName, BirthDate: api.Nullable(r.BirthDate),
 		Country: api.Nullable(r.Country), EntityType: api.Nullable(r.EntityType), CustomerID: api.Nullable(r.CustomerID),
 		ExternalID: api.Nullable(r.ExternalID), Lists: api.NonNil(r.Lists), Threshold: r.Threshold, HitCount: r.HitCount,
-		Hits: make([]hitView, 0, len(r.Hits)), CreatedAt: api.Timestamp(r.CreatedAt)}
+		Trigger: r.Trigger, Hits: make([]hitView, 0, len(r.Hits)), CreatedAt: api.Timestamp(r.CreatedAt)}
 	for _, h := range r.Hits {
-		v.Hits = append(v.Hits, hitView{ID: h.ID, ListID: h.ListID, EntityID: h.EntityID, Name: h.Name,
-			MatchedName: h.MatchedName, Score: h.Score, Explanation: h.Explanation})
+		hv := hitView{ID: h.ID, ListID: h.ListID, EntityID: h.EntityID, Name: h.Name, MatchedName: h.MatchedName,
+			Score: h.Score, Explanation: h.Explanation, Suppressed: h.Suppressed, Decision: string(h.Review()),
+			Comment: api.Nullable(h.Comment), ResolvedBy: api.Nullable(h.ResolvedBy)}
+		if h.ResolvedAt != nil {
+			at := api.Timestamp(*h.ResolvedAt)
+			hv.ResolvedAt = &at
+		}
+		v.Hits = append(v.Hits, hv)
 	}
 	return v
 }
@@ -106,37 +111,29 @@ func (h *Handler) createScreening(c *gin.Context) {
 		api.ValidationFailed(c, api.FieldErrors(fe))
 		return
 	}
-	q := scr.Query{Name: req.FullName, Type: typ, BirthDate: birth, Country: country, Threshold: threshold}
-	var hits []scr.Hit
-	for _, l := range selected {
-		ix, err := h.index(c, l)
-		if err != nil {
+	if req.CustomerID != "" {
+		// Another organisation's customer is 404, like any foreign id.
+		if _, err := h.Store.Customers.Get(ctx, org, req.CustomerID); !api.Loaded(c, err) {
+			return
+		}
+	}
+	if threshold == 0 {
+		if threshold, err = h.screener.DefaultThreshold(ctx, org); err != nil {
 			api.Internal(c, err)
 			return
 		}
-		hits = append(hits, ix.Search(q)...)
 	}
-	scr.SortHits(hits)
-	if threshold == 0 {
-		threshold = scr.DefaultThreshold
-	}
+	q := scr.Query{Name: req.FullName, Type: typ, BirthDate: birth, Country: country, Threshold: threshold}
 	r := &store.ScreeningRecord{ID: ids.New(ids.Screening), OrgID: org, CustomerID: req.CustomerID, ExternalID: req.ExternalID,
-		FullName: req.FullName, EntityType: string(typ), Country: country, Threshold: threshold, Status: StatusClear,
-		HitCount: len(hits), CreatedAt: h.Now().UTC()}
+		FullName: req.FullName, EntityType: string(typ), Country: country, Threshold: threshold, Trigger: scr.TriggerAPI, CreatedAt: h.Now().UTC()}
 	if birth != nil {
 		r.BirthDate = birth.String()
 	}
-	for _, l := range selected {
-		r.Lists = append(r.Lists, l.ID)
+	hits, err := h.screener.Search(ctx, q, selected)
+	if err == nil {
+		err = h.screener.Record(ctx, r, hits)
 	}
-	for i, hit := range hits {
-		r.Hits = append(r.Hits, store.ScreeningHit{ID: "hit_" + strconv.Itoa(i+1), ListID: hit.ListID, EntityID: hit.EntityID,
-			EntityHash: scr.EntityHash(hit.Entity), Name: hit.Name, MatchedName: hit.MatchedName, Score: hit.Score, Explanation: hit.Explanation})
-	}
-	if len(hits) > 0 {
-		r.Status = StatusPotentialMatch
-	}
-	if err := h.Store.Screening.CreateScreening(ctx, r); err != nil {
+	if err != nil {
 		api.Internal(c, err)
 		return
 	}
@@ -166,18 +163,6 @@ func selectLists(fe scr.FieldErrors, lists []store.ScreeningList, want []string)
 		out = append(out, l)
 	}
 	return out
-}
-
-// index returns the index of a list's version in service, built once per version.
-func (h *Handler) index(c *gin.Context, l store.ScreeningList) (*scr.Index, error) {
-	key := l.ID + "@" + strconv.Itoa(l.Version)
-	return h.indexes.get(key, func() (*scr.Index, error) {
-		v, err := h.Store.Screening.ListVersion(c.Request.Context(), l.OrgID, l.ID, l.Version)
-		if err != nil {
-			return nil, err
-		}
-		return scr.NewIndex(l.ID, v.Entities), nil
-	})
 }
 
 // listScreenings pages through the organisation's screenings, newest first (cursor).

@@ -32,6 +32,8 @@ const (
 	Fraud Product = "fraud"
 	// Cases is the case manager and its SAR filings (unified headers only).
 	Cases Product = "cases"
+	// Screening is the AML screening product (unified headers only).
+	Screening Product = "screening"
 )
 
 // HeaderPrefixes returns the product header prefixes a delivery of this product
@@ -145,6 +147,9 @@ const (
 	SARSubmitted                              = "sar.submitted"
 	SARAcknowledged                           = "sar.acknowledged"
 	SARRejected                               = "sar.rejected"
+	ScreeningCompleted                        = "screening.completed"
+	ScreeningAlertRaised                      = "screening.alert_raised"
+	ScreeningListUpdated                      = "screening.list_updated"
 )
 
 // IdentityVerificationEvent is the event announcing that a verification reached status;
@@ -281,6 +286,15 @@ var catalog = []Def{
 	{Name: SARSubmitted, Product: Cases, Keys: sarKeys},
 	{Name: SARAcknowledged, Product: Cases, Keys: append(sarKeys[:len(sarKeys):len(sarKeys)], strNull("reference"))},
 	{Name: SARRejected, Product: Cases, Keys: append(sarKeys[:len(sarKeys):len(sarKeys)], str("reason"))},
+	{Name: ScreeningCompleted, Product: Screening, Keys: []Key{
+		str("screeningId"), strNull("customerId"), str("status"), {Name: "hitCount", Kind: Integer},
+	}},
+	{Name: ScreeningAlertRaised, Product: Screening, Keys: []Key{
+		str("alertId"), strNull("customerId"), str("screeningId"), str("entityId"), num("score"),
+	}},
+	{Name: ScreeningListUpdated, Product: Screening, Keys: []Key{
+		str("listId"), {Name: "version", Kind: Integer}, {Name: "added", Kind: Integer}, {Name: "changed", Kind: Integer}, {Name: "removed", Kind: Integer},
+	}},
 }
 
 // sarKeys are the data keys every SAR filing event has.

@@ -53,6 +53,10 @@ var specCatalog = map[string]struct {
 	"fraud.decision.declined":  {Fraud, []string{"decisionId", "outcome", "score", "reasonCodes", "customerId", "transactionId", "externalId"}},
 	"fraud.ruleset.published":  {Fraud, []string{"ruleSetId", "version", "appliesTo", "publishedBy"}},
 	"fraud.backtest.completed": {Fraud, []string{"backtestId", "ruleSetId", "version", "evaluated", "changed"}},
+	// Beyond SPEC 6: the AML screening product's events.
+	"screening.completed":    {Screening, []string{"screeningId", "customerId", "status", "hitCount"}},
+	"screening.alert_raised": {Screening, []string{"alertId", "customerId", "screeningId", "entityId", "score"}},
+	"screening.list_updated": {Screening, []string{"listId", "version", "added", "changed", "removed"}},
 	// Beyond SPEC 6: the AI automation product's events.
 	"automation.completed":       {Automation, []string{"automationId", "kind", "subjectId", "resultStatus", "model", "totalTokens", "externalId"}},
 	"automation.failed":          {Automation, []string{"automationId", "kind", "subjectId", "errorMessage", "externalId"}},

@@ -100,3 +100,7 @@ func (c *Catalog) Search(q Query, listIDs []string) []Hit {
 	}
 	return hits
 }
+
+// KindOrganisation is the kind of a list an organisation manages itself through the API; a
+// list refreshed from a configured source has its format as kind.
+const KindOrganisation = "organisation"

@@ -22,6 +22,8 @@ type Query struct {
 	Country   string // ISO 3166-1 alpha-2, any case, or a country name
 	Threshold float64
 	Limit     int // hits returned at most; 0 means 20
+	// Only, when set, limits the hits to these entity ids (a rescreen against a list's delta).
+	Only map[string]bool
 }
 
 // Hit is a list entity that scored at or above the threshold.
@@ -300,6 +302,9 @@ func (ix *Index) search(q Query, exhaustive bool) []Hit {
 		}
 		for _, ni := range cands {
 			nm := &ix.names[ni]
+			if q.Only != nil && !q.Only[ix.entities[nm.entity].ID] {
+				continue
+			}
 			s, _, _ := compareNamesBuf(&preps[qi], &nm.prep, false, &buf)
 			if b, ok := bestBy[nm.entity]; !ok || s > b.score {
 				bestBy[nm.entity] = best{s, ni, qi}

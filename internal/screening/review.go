@@ -1,16 +1,27 @@
 package screening
 
-// Decision is a reviewer's resolution of a hit.
+import "github.com/svcplatform/svc/internal/statemachine"
+
+// Decision is where a hit's review stands: unresolved until a reviewer resolves it as a
+// false positive or a true match, once.
 type Decision string
 
-// The decisions a reviewer can take on a hit.
+// The states of a hit's review.
 const (
+	Unresolved    Decision = "unresolved"
 	FalsePositive Decision = "false_positive"
 	TrueMatch     Decision = "true_match"
 )
 
-// Valid reports whether d is a known decision.
+// Valid reports whether d is a decision a reviewer can take.
 func (d Decision) Valid() bool { return d == FalsePositive || d == TrueMatch }
+
+// HitReviews is the hit review's transition table: a decision is final (a changed list
+// record raises a new hit instead of reopening the old one).
+var HitReviews = statemachine.New("screening hit", Unresolved, []Decision{Unresolved, FalsePositive, TrueMatch},
+	statemachine.Move[Decision]{From: Unresolved, To: FalsePositive, By: "POST /api/screenings/{id}/hits/{hitId}/resolve"},
+	statemachine.Move[Decision]{From: Unresolved, To: TrueMatch, By: "POST /api/screenings/{id}/hits/{hitId}/resolve"},
+)
 
 // Suppression remembers that a hit on an entity was a false positive for one customer. It
 // holds while the entity's record is unchanged: a changed record (new alias, new birth
@@ -43,3 +54,15 @@ func (s Suppressions) Filter(customerID string, hits []Hit) (keep, suppressed []
 	}
 	return keep, suppressed
 }
+
+// Screening statuses: clear, or a potential match while a hit is left to review.
+const (
+	StatusClear          = "clear"
+	StatusPotentialMatch = "potential_match"
+)
+
+// What ran a screening.
+const (
+	TriggerAPI        = "api"
+	TriggerMonitoring = "monitoring"
+)

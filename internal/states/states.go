@@ -10,6 +10,7 @@ import (
 	"github.com/svcplatform/svc/internal/fraud"
 	idv "github.com/svcplatform/svc/internal/identity"
 	"github.com/svcplatform/svc/internal/orchestration"
+	"github.com/svcplatform/svc/internal/screening"
 	"github.com/svcplatform/svc/internal/statemachine"
 	"github.com/svcplatform/svc/webhook"
 )
@@ -24,6 +25,7 @@ func All() []statemachine.Diagram {
 		fraud.Reviews, fraud.Versions,
 		customers.Statuses,
 		cases.Alerts, cases.Lifecycle, cases.SARFilings,
+		screening.HitReviews,
 	}
 }
 

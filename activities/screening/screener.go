@@ -1,0 +1,152 @@
+// Package screening holds the screening product's side effects: screening a party against
+// the lists in service and recording the result with its alerts and events (shared by the API
+// and the monitoring workflows), refreshing a list from its source, and rescreening monitored
+// customers in batches.
+package screening
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	hookacts "github.com/svcplatform/svc/activities/webhooks"
+	"github.com/svcplatform/svc/internal/events"
+	scr "github.com/svcplatform/svc/internal/screening"
+	"github.com/svcplatform/svc/store"
+	"github.com/svcplatform/svc/workflows"
+)
+
+// Screener screens parties against list versions and records the result: the one path of
+// the API's screenings and of monitoring's rescreens.
+type Screener struct {
+	Store   *store.Store
+	Indexes *scr.IndexCache
+	// Hooks publishes the product's events; nil logs them as not published (no secrets.key).
+	Hooks  *hookacts.Activities
+	Logger *slog.Logger
+	// Threshold is the default hit threshold (config screening.threshold); 0 is the engine's.
+	Threshold float64
+}
+
+// NewScreener builds a Screener with its own index cache.
+func NewScreener(st *store.Store, hooks *hookacts.Activities, log *slog.Logger) *Screener {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Screener{Store: st, Indexes: scr.NewIndexCache(), Hooks: hooks, Logger: log}
+}
+
+// Index returns the index of a list's version in service, built once per version.
+func (s *Screener) Index(ctx context.Context, l store.ScreeningList) (*scr.Index, error) {
+	return s.Indexes.Get(l.ID+"@"+strconv.Itoa(l.Version), func() (*scr.Index, error) {
+		v, err := s.Store.Screening.ListVersion(ctx, l.OrgID, l.ID, l.Version)
+		if err != nil {
+			return nil, err
+		}
+		return scr.NewIndex(l.ID, v.Entities), nil
+	})
+}
+
+// Search screens q against the lists and merges their hits, best first.
+func (s *Screener) Search(ctx context.Context, q scr.Query, lists []store.ScreeningList) ([]scr.Hit, error) {
+	var hits []scr.Hit
+	for _, l := range lists {
+		ix, err := s.Index(ctx, l)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, ix.Search(q)...)
+	}
+	scr.SortHits(hits)
+	return hits, nil
+}
+
+// Record completes r with hits (suppressing the customer's remembered false positives),
+// stores it with its alerts, and publishes screening.completed and one
+// screening.alert_raised per new alert. Recording the same r.ID twice stores it once.
+func (s *Screener) Record(ctx context.Context, r *store.ScreeningRecord, hits []scr.Hit) error {
+	sup, err := s.Store.Screening.Suppressions(ctx, r.OrgID, r.CustomerID)
+	if err != nil {
+		return err
+	}
+	r.Hits, r.HitCount = store.NewScreeningHits(hits, r.CustomerID, sup)
+	r.Status = scr.StatusClear
+	if r.HitCount > 0 {
+		r.Status = scr.StatusPotentialMatch
+	}
+	alerts, err := s.Store.Screening.RecordScreening(ctx, r, func(h store.ScreeningHit) string {
+		return fmt.Sprintf("screening hit: %s matches %s (%s), %.2f", r.FullName, h.Name, h.ListID, h.Score)
+	})
+	if err != nil {
+		return err
+	}
+	s.publish(ctx, r, events.ScreeningCompleted, r.ID, map[string]any{
+		"screeningId": r.ID, "customerId": nullable(r.CustomerID), "status": r.Status, "hitCount": r.HitCount})
+	for _, a := range alerts {
+		entity := a.Details["entityId"]
+		s.publish(ctx, r, events.ScreeningAlertRaised, a.ID, map[string]any{
+			"alertId": a.ID, "customerId": nullable(r.CustomerID), "screeningId": r.ID, "entityId": entity, "score": a.Score})
+	}
+	return nil
+}
+
+// publish publishes one event after what it announces is committed; its id derives from
+// the record, so a retried activity publishes it once. A failure is logged, never returned.
+func (s *Screener) publish(ctx context.Context, r *store.ScreeningRecord, name, key string, data map[string]any) {
+	s.publishAt(ctx, r.OrgID, r.CreatedAt, name, key, data)
+}
+
+// publishAt publishes one event of an organisation that happened at at.
+func (s *Screener) publishAt(ctx context.Context, orgID string, at time.Time, name, key string, data map[string]any) {
+	if s.Hooks == nil {
+		s.Logger.Warn("screening event not published: no secrets.key", "event", name, "key", key)
+		return
+	}
+	at = at.UTC().Truncate(time.Millisecond)
+	in := workflows.PublishEventInput{EventID: events.DeriveID(at, key, name), Event: name, OrgID: orgID, OccurredAt: at, Data: data}
+	if _, err := s.Hooks.PublishEvent(ctx, in); err != nil {
+		s.Logger.Error("publish screening event", "event", name, "key", key, "error", err)
+	}
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// DefaultThreshold is an organisation's hit threshold when a request names none: its own
+// setting, else config screening.threshold, else the engine's.
+func (s *Screener) DefaultThreshold(ctx context.Context, orgID string) (float64, error) {
+	set, err := s.Store.Screening.Settings(ctx, orgID)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case set.Threshold > 0:
+		return set.Threshold, nil
+	case s.Threshold > 0:
+		return s.Threshold, nil
+	}
+	return scr.DefaultThreshold, nil
+}
+
+// PublishListUpdated publishes screening.list_updated for a new list version to the list's
+// organisation, or to every organisation for a platform list.
+func (s *Screener) PublishListUpdated(ctx context.Context, orgID, listID string, version int, d scr.Delta, at time.Time) {
+	orgs := []string{orgID}
+	if orgID == store.PlatformOrg {
+		var err error
+		if orgs, err = s.Store.Screening.OrgIDs(ctx); err != nil {
+			s.Logger.Error("screening.list_updated not published", "list", listID, "error", err)
+			return
+		}
+	}
+	data := map[string]any{"listId": listID, "version": version, "added": len(d.Added), "changed": len(d.Changed), "removed": len(d.Removed)}
+	for _, org := range orgs {
+		s.publishAt(ctx, org, at, events.ScreeningListUpdated, fmt.Sprintf("%s@%d", listID, version), data)
+	}
+}
