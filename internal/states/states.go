@@ -10,6 +10,7 @@ import (
 	idv "github.com/svcplatform/svc/internal/identity"
 	"github.com/svcplatform/svc/internal/orchestration"
 	"github.com/svcplatform/svc/internal/statemachine"
+	"github.com/svcplatform/svc/internal/statements"
 	"github.com/svcplatform/svc/webhook"
 )
 
@@ -22,6 +23,7 @@ func All() []statemachine.Diagram {
 		idv.Table, idv.AttemptTable,
 		fraud.Reviews, fraud.Versions,
 		customers.Statuses,
+		statements.Lifecycle,
 	}
 }
 
