@@ -78,6 +78,9 @@ func register(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
 		return err
 	}
 	registerFraud(q, d)
+	if err := registerStatements(q, d, hooks); err != nil {
+		return err
+	}
 	registerMaintenance(q, c, d, hooks)
 	return registerDocuments(q, d, hooks)
 }

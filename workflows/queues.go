@@ -28,12 +28,15 @@ const (
 	// QueueAutomation runs the built-in AI automations (the ai node's model step runs on the
 	// orchestration queue with its execution).
 	QueueAutomation = "automation"
+	// QueueStatements runs the bank statement analyses (their PDFs' text is read on
+	// QueueDocumentsText, beside the documents' text stage).
+	QueueStatements = "statements"
 	// QueueMaintenance runs the platform's housekeeping (retention) started by Schedules.
 	QueueMaintenance = "maintenance"
 )
 
 // Queues lists every task queue.
-var Queues = []string{QueueOrchestration, QueueDocuments, QueueDocumentsText, QueueWebhooks, QueueIdentity, QueueFraud, QueueAutomation, QueueMaintenance}
+var Queues = []string{QueueOrchestration, QueueDocuments, QueueDocumentsText, QueueWebhooks, QueueIdentity, QueueFraud, QueueAutomation, QueueStatements, QueueMaintenance}
 
 // Custom search attributes (all Keyword), registered on the namespace so operators can find any run
 // in the Temporal UI by organisation, product workflow and the caller's externalId.
