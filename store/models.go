@@ -12,7 +12,7 @@ func AllModels() []any {
 		&Document{}, &Extraction{}, &Template{}, &DocumentSettings{},
 		&IdentityVerification{}, &IdentityAttempt{},
 		&ScreeningList{}, &ScreeningListVersion{}, &ScreeningRecord{}, &ScreeningSuppression{}, &ScreeningSettings{},
-		&Analysis{},
+		&Analysis{}, &AnalysisVersion{}, &StatementTemplate{}, &StatementCategoryRules{},
 		&FraudRuleSet{}, &FraudRuleSetVersion{}, &FraudDecision{}, &FraudVelocityCounter{}, &FraudVelocitySeen{},
 		&FraudSubject{}, &FraudDeviceSession{}, &FraudValue{}, &FraudBacktest{},
 		&AITokenUsage{}, &AIExchange{}, &AutomationRun{},

@@ -84,6 +84,9 @@ func register(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
 	if err := registerScreening(q, c, d, hooks); err != nil {
 		return err
 	}
+	if err := registerStatements(q, d, hooks); err != nil {
+		return err
+	}
 	registerMaintenance(q, c, d, hooks)
 	return registerDocuments(q, d, hooks)
 }

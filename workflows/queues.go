@@ -34,12 +34,15 @@ const (
 	// QueueScreening runs the screening product's list refreshes and monitoring rescreens
 	// (never a screening itself: that is the API's fast path).
 	QueueScreening = "screening"
+	// QueueStatements runs the bank statement analyses (their PDFs' text is read on
+	// QueueDocumentsText, beside the documents' text stage).
+	QueueStatements = "statements"
 	// QueueMaintenance runs the platform's housekeeping (retention) started by Schedules.
 	QueueMaintenance = "maintenance"
 )
 
 // Queues lists every task queue.
-var Queues = []string{QueueOrchestration, QueueDocuments, QueueDocumentsText, QueueWebhooks, QueueIdentity, QueueFraud, QueueAutomation, QueueCases, QueueScreening, QueueMaintenance}
+var Queues = []string{QueueOrchestration, QueueDocuments, QueueDocumentsText, QueueWebhooks, QueueIdentity, QueueFraud, QueueAutomation, QueueCases, QueueScreening, QueueStatements, QueueMaintenance}
 
 // Custom search attributes (all Keyword), registered on the namespace so operators can find any run
 // in the Temporal UI by organisation, product workflow and the caller's externalId.

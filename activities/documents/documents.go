@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/svcplatform/svc/activities"
@@ -86,7 +85,7 @@ func (d *Activities) InspectDocument(ctx context.Context, ref docwf.DocumentRef)
 // store, notes its key on the document and returns its summary. It heartbeats while OCR
 // runs.
 func (d *Activities) ReadDocumentText(ctx context.Context, ref docwf.DocumentRef) (docwf.TextSummary, error) {
-	stop := heartbeat(ctx, 10*time.Second)
+	stop := activities.Heartbeat(ctx, 10*time.Second)
 	defer stop()
 	doc, data, pw, err := d.load(ctx, ref)
 	if err != nil {
@@ -343,28 +342,4 @@ func (d *Activities) logger() *slog.Logger {
 		return d.Logger
 	}
 	return slog.Default()
-}
-
-// heartbeat records a heartbeat every interval until the returned stop is called (only in
-// an activity).
-func heartbeat(ctx context.Context, interval time.Duration) (stop func()) {
-	if !activity.IsActivity(ctx) {
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx)
-			}
-		}
-	}()
-	return func() { close(done) }
 }

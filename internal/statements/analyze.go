@@ -47,7 +47,7 @@ func Analyze(files []*FileResult, data [][]byte, rules []CategoryRule) *Result {
 		if f.Kind == KindPDF {
 			ev := PDFEvidence{File: f.File, Meta: f.Meta, Scanned: f.Scanned}
 			if f.Detection != nil {
-				ev.Template = f.Detection.Template
+				ev.Template = TemplateOf(f, nil)
 			}
 			if i < len(data) {
 				ev.Data = data[i]

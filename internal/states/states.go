@@ -12,6 +12,7 @@ import (
 	"github.com/svcplatform/svc/internal/orchestration"
 	"github.com/svcplatform/svc/internal/screening"
 	"github.com/svcplatform/svc/internal/statemachine"
+	"github.com/svcplatform/svc/internal/statements"
 	"github.com/svcplatform/svc/webhook"
 )
 
@@ -26,6 +27,7 @@ func All() []statemachine.Diagram {
 		customers.Statuses,
 		cases.Alerts, cases.Lifecycle, cases.SARFilings,
 		screening.HitReviews,
+		statements.Lifecycle,
 	}
 }
 
