@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X github.com/svcplatform/svc/internal/buildinfo.Version=$(VERSION)
 BIN       := bin/svc
 
-.PHONY: run build deps test test-short lint bench fuzz clean cluster chaos
+.PHONY: run build deps test test-short lint bench fuzz clean cluster chaos generate
 
 ## run: build and start the whole platform in one process (API, worker, embedded Temporal and UI)
 run: deps build
@@ -46,6 +46,12 @@ cluster:
 ## nothing is lost or done twice and prints the figures (CHAOS_FLAGS="-load 45s -kill-every 7s")
 chaos:
 	$(GO) run ./deploy/cmd/chaos $(CHAOS_FLAGS)
+
+## generate: regenerate the Go and TypeScript clients from api/openapi.yaml (the tests fail when
+## the committed ones differ from a fresh generation)
+generate:
+	$(GO) tool oapi-codegen -config client/oapi-codegen.yaml api/openapi.yaml
+	cd client/typescript && npm ci --no-audit --no-fund && npm run generate
 
 ## bench: benchmarks with their baselines, measured in the same run
 bench:

@@ -63,3 +63,28 @@ func TestOpenAPIMatchesRouteTable(t *testing.T) {
 		t.Fatalf("/openapi.json = %d %s", res.Status, res.Body)
 	}
 }
+
+// TestOperationIDs: every operation has an operationId, unique and lowerCamelCase; the
+// generated clients name their methods by it (client/, make generate).
+func TestOperationIDs(t *testing.T) {
+	doc, err := api.OpenAPIDoc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape := regexp.MustCompile(`^[a-z][A-Za-z0-9]*$`)
+	seen := map[string]string{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			where := method + " " + path
+			switch {
+			case op.OperationID == "":
+				t.Errorf("%s has no operationId", where)
+			case !shape.MatchString(op.OperationID):
+				t.Errorf("%s: operationId %q is not lowerCamelCase", where, op.OperationID)
+			case seen[op.OperationID] != "":
+				t.Errorf("%s and %s share operationId %q", where, seen[op.OperationID], op.OperationID)
+			}
+			seen[op.OperationID] = where
+		}
+	}
+}
