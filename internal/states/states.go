@@ -4,6 +4,7 @@
 package states
 
 import (
+	"github.com/svcplatform/svc/internal/cases"
 	"github.com/svcplatform/svc/internal/customers"
 	docintel "github.com/svcplatform/svc/internal/documents"
 	"github.com/svcplatform/svc/internal/fraud"
@@ -22,6 +23,7 @@ func All() []statemachine.Diagram {
 		idv.Table, idv.AttemptTable,
 		fraud.Reviews, fraud.Versions,
 		customers.Statuses,
+		cases.Alerts,
 	}
 }
 
