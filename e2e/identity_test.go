@@ -272,7 +272,7 @@ func TestIdentityEndToEnd(t *testing.T) {
 			t.Errorf("unknown decision = %d %s", r.Status, r.Raw)
 		}
 		r := rv.do("POST", "/api/identity/verifications/"+id+"/review", map[string]any{"decision": "approve", "comment": "printed name is a typo"})
-		if r.Status != 200 || r.data(t)["status"] != "verified" || r.data(t)["reviewedBy"] != reviewer.userID {
+		if r.Status != 200 || r.data(t)["status"] != "verified" || r.data(t)["reviewedBy"] != reviewer.userID || r.data(t)["reviewComment"] != "printed name is a typo" {
 			t.Fatalf("approve = %d %s", r.Status, r.Raw)
 		}
 		if r := rv.do("POST", "/api/identity/verifications/"+id+"/review", map[string]any{"decision": "reject"}); r.Status != 409 ||
