@@ -168,6 +168,13 @@ func TestIdentityEndToEnd(t *testing.T) {
 			func(t *testing.T) []byte { return it.TextPDF(t, it.PassportLayout(t, it.ExpiredPassport())) },
 			func(t *testing.T) []byte { return it.TextPDF(t, it.PassportLayout(t, it.Passport())) }},
 			"verified", []string{}, []string{"identity.attempt.completed", "identity.verification.resubmission_requested", "identity.attempt.completed", "identity.verification.verified"}, "resubmitted_verified"},
+		{"expired passport twice: the attempts cap rejects", budi, both, []func(t *testing.T) []byte{
+			func(t *testing.T) []byte { return it.TextPDF(t, it.PassportLayout(t, it.ExpiredPassport())) },
+			func(t *testing.T) []byte { return it.TextPDF(t, it.PassportLayout(t, it.ExpiredPassport())) }},
+			"rejected", []string{"document_expired"}, []string{"identity.attempt.completed", "identity.verification.resubmission_requested", "identity.attempt.completed", "identity.verification.rejected"}, ""},
+		{"a passport where only KTPs are allowed", budi, map[string]any{"documentTypes": []string{"ktp"}},
+			[]func(t *testing.T) []byte{func(t *testing.T) []byte { return it.TextPDF(t, it.PassportLayout(t, it.Passport())) }},
+			"resubmission_requested", []string{"document_type_not_allowed"}, nil, ""},
 		{"under-age KTP holder", map[string]any{"fullName": "Siti Rahayu", "birthDate": "2011-02-03"}, both,
 			[]func(t *testing.T) []byte{func(t *testing.T) []byte { return it.TextPDF(t, it.YoungKTP().Layout()) }},
 			"rejected", []string{"under_minimum_age"}, []string{"identity.attempt.completed", "identity.verification.rejected"}, ""},
@@ -230,6 +237,11 @@ func TestIdentityEndToEnd(t *testing.T) {
 						t.Errorf("events %v, want %v", names, tc.events)
 					}
 				}
+				if tc.status == "verified" || tc.status == "rejected" {
+					if r := submitImages(c, id, tc.files[0](t), nil); r.Status != 409 || r.Body["error"] != "state conflict: cannot transition "+tc.status+" → processing" {
+						t.Errorf("attempt after %s = %d %s", tc.status, r.Status, r.Raw)
+					}
+				}
 				if tc.record != "" {
 					recordVerification(t, s.App.Temporal, id, tc.record)
 				}
@@ -260,7 +272,7 @@ func TestIdentityEndToEnd(t *testing.T) {
 			t.Errorf("unknown decision = %d %s", r.Status, r.Raw)
 		}
 		r := rv.do("POST", "/api/identity/verifications/"+id+"/review", map[string]any{"decision": "approve", "comment": "printed name is a typo"})
-		if r.Status != 200 || r.data(t)["status"] != "verified" || r.data(t)["reviewedBy"] != reviewer.userID {
+		if r.Status != 200 || r.data(t)["status"] != "verified" || r.data(t)["reviewedBy"] != reviewer.userID || r.data(t)["reviewComment"] != "printed name is a typo" {
 			t.Fatalf("approve = %d %s", r.Status, r.Raw)
 		}
 		if r := rv.do("POST", "/api/identity/verifications/"+id+"/review", map[string]any{"decision": "reject"}); r.Status != 409 ||

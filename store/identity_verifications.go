@@ -34,9 +34,11 @@ type IdentityVerification struct {
 	Reasons    []string `gorm:"serializer:json;type:text"`
 	ReviewedBy string   `gorm:"size:40"`
 	ReviewedAt *time.Time
-	ExpiresAt  time.Time `gorm:"not null"`
-	CreatedAt  time.Time `gorm:"index:ix_identity_verifications_org_created,priority:2"`
-	UpdatedAt  time.Time
+	// ReviewComment is the reviewer's note on the decision.
+	ReviewComment string    `gorm:"size:2000"`
+	ExpiresAt     time.Time `gorm:"not null"`
+	CreatedAt     time.Time `gorm:"index:ix_identity_verifications_org_created,priority:2"`
+	UpdatedAt     time.Time
 	// CompletedAt is set when the verification reaches verified, rejected or expired.
 	CompletedAt *time.Time
 }
@@ -191,7 +193,7 @@ func (s *Identity) ExpireVerification(ctx context.Context, orgID, id string, now
 
 // ReviewVerification applies a reviewer's decision to a verification in review (a
 // conditional write); a retried write of the same decision succeeds again.
-func (s *Identity) ReviewVerification(ctx context.Context, orgID, id string, to idv.Status, reviewer string, now time.Time) error {
+func (s *Identity) ReviewVerification(ctx context.Context, orgID, id string, to idv.Status, reviewer, comment string, now time.Time) error {
 	return s.Tx(ctx, func(tx *gorm.DB) error {
 		v, err := takeInOrg[IdentityVerification](tx, orgID, id)
 		if err != nil {
@@ -207,7 +209,7 @@ func (s *Identity) ReviewVerification(ctx context.Context, orgID, id string, to 
 			return ErrNoAttemptsLeft
 		}
 		now := now.UTC()
-		cols := map[string]any{"status": string(to), "reviewed_by": reviewer, "reviewed_at": now, "updated_at": now}
+		cols := map[string]any{"status": string(to), "reviewed_by": reviewer, "reviewed_at": now, "review_comment": comment, "updated_at": now}
 		if to.Terminal() {
 			cols["completed_at"] = now
 		}

@@ -96,17 +96,17 @@ func TestIdentityVerificationWrites(t *testing.T) {
 		if _, err := s.Identity.CompleteAttempt(ctx, org, b.ID, idv.AttemptCompleted, nil, idv.Outcome{Status: idv.StatusReview}, now); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Identity.ReviewVerification(ctx, org, v.ID, idv.StatusResubmissionRequested, "usr_r", now); !errors.Is(err, store.ErrNoAttemptsLeft) {
+		if err := s.Identity.ReviewVerification(ctx, org, v.ID, idv.StatusResubmissionRequested, "usr_r", "", now); !errors.Is(err, store.ErrNoAttemptsLeft) {
 			t.Fatalf("resubmission past the cap: %v", err)
 		}
-		if err := s.Identity.ReviewVerification(ctx, org, v.ID, idv.StatusVerified, "usr_r", now); err != nil {
+		if err := s.Identity.ReviewVerification(ctx, org, v.ID, idv.StatusVerified, "usr_r", "looks right", now); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Identity.ReviewVerification(ctx, org, v.ID, idv.StatusRejected, "usr_r", now); !errors.As(err, &se) || se.Status != "verified" {
+		if err := s.Identity.ReviewVerification(ctx, org, v.ID, idv.StatusRejected, "usr_r", "", now); !errors.As(err, &se) || se.Status != "verified" {
 			t.Fatalf("second decision: %v", err)
 		}
 		gv, _ = s.Identity.GetVerification(ctx, org, v.ID)
-		if gv.Status != "verified" || gv.ReviewedBy != "usr_r" || gv.CompletedAt == nil {
+		if gv.Status != "verified" || gv.ReviewedBy != "usr_r" || gv.ReviewComment != "looks right" || gv.CompletedAt == nil {
 			t.Fatalf("after review %+v", gv)
 		}
 

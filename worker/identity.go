@@ -19,7 +19,8 @@ import (
 
 // registerIdentity registers the identity verification workflow and its activities on the
 // identity queue, and the document reading on the OCR queue beside the documents' text stage.
-// No screening product is connected yet: policies that require screening go to review.
+// The screener is d.IdentityScreener: without one, policies that require screening go to
+// review (screening_unavailable).
 func registerIdentity(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
 	bl := d.Blobs
 	log := d.Logger
@@ -31,8 +32,8 @@ func registerIdentity(q map[string]sdkworker.Worker, c client.Client, d Deps) er
 		reg = prometheus.NewRegistry()
 	}
 	acts := &idvacts.Activities{Store: d.Store, Blobs: bl, Logger: log,
-		Engine:       docintel.NewEngine(docintel.Config{Logger: log.With("component", "identity")}),
-		Checks:       idv.DefaultChecks(nil),
+		Engine: docintel.NewEngine(docintel.Config{Logger: log.With("component", "identity")}),
+		Checks: idv.DefaultChecks(nil), Screener: d.IdentityScreener,
 		MaxFileBytes: d.Config.Documents.MaxUploadBytes, Metrics: idvacts.NewMetrics(reg)}
 	w := q[workflows.QueueIdentity]
 	w.RegisterWorkflowWithOptions(idvwf.Verification, workflow.RegisterOptions{Name: idvwf.VerificationName})

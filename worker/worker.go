@@ -13,6 +13,7 @@ import (
 
 	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/internal/blobs"
+	idv "github.com/svcplatform/svc/internal/identity"
 	"github.com/svcplatform/svc/store"
 	"github.com/svcplatform/svc/workflows"
 )
@@ -26,6 +27,9 @@ type Deps struct {
 	Registry prometheus.Registerer
 	// Blobs keeps uploads; nil opens the store that the configuration names (blobs.backend).
 	Blobs blobs.Store
+	// IdentityScreener screens people for the identity product (an identity activities'
+	// ScreeningClient once the platform gives it service principal keys); nil: none connected.
+	IdentityScreener idv.Screener
 }
 
 // Workers is one Temporal worker per task queue.

@@ -128,7 +128,7 @@ func (a *Activities) ExpireIdentityVerification(ctx context.Context, in idvwf.Ex
 // ReviewIdentityVerification records a reviewer's decision on a verification in review.
 func (a *Activities) ReviewIdentityVerification(ctx context.Context, in idvwf.ReviewInput) (idvwf.ReviewResult, error) {
 	to := in.Request.Decision.Target()
-	err := a.Store.Identity.ReviewVerification(ctx, in.OrgID, in.VerificationID, to, in.Request.ActorUserID, in.Now)
+	err := a.Store.Identity.ReviewVerification(ctx, in.OrgID, in.VerificationID, to, in.Request.ActorUserID, in.Request.Comment, in.Now)
 	var se *store.StateError
 	switch {
 	case errors.As(err, &se):

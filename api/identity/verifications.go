@@ -32,10 +32,12 @@ type verificationView struct {
 	Reasons      []string    `json:"reasons"`
 	ReviewedBy   *string     `json:"reviewedBy"`
 	ReviewedAt   *string     `json:"reviewedAt"`
-	ExpiresAt    string      `json:"expiresAt"`
-	CreatedAt    string      `json:"createdAt"`
-	UpdatedAt    string      `json:"updatedAt"`
-	CompletedAt  *string     `json:"completedAt"`
+	// ReviewComment is the reviewer's note on the decision.
+	ReviewComment *string `json:"reviewComment"`
+	ExpiresAt     string  `json:"expiresAt"`
+	CreatedAt     string  `json:"createdAt"`
+	UpdatedAt     string  `json:"updatedAt"`
+	CompletedAt   *string `json:"completedAt"`
 }
 
 func newVerificationView(v *store.IdentityVerification) verificationView {
@@ -45,7 +47,8 @@ func newVerificationView(v *store.IdentityVerification) verificationView {
 		ExternalID: api.Nullable(v.ExternalID), Claimed: v.Claimed, Policy: v.Policy.WithDefaults(),
 		AttemptCount: v.Attempts, AttemptsLeft: dv.AttemptsLeft(), Reasons: api.NonNil(v.Reasons),
 		ReviewedBy: api.Nullable(v.ReviewedBy), ReviewedAt: api.TimestampPtr(v.ReviewedAt),
-		ExpiresAt: api.Timestamp(v.ExpiresAt), CreatedAt: api.Timestamp(v.CreatedAt), UpdatedAt: api.Timestamp(v.UpdatedAt),
+		ReviewComment: api.Nullable(v.ReviewComment),
+		ExpiresAt:     api.Timestamp(v.ExpiresAt), CreatedAt: api.Timestamp(v.CreatedAt), UpdatedAt: api.Timestamp(v.UpdatedAt),
 		CompletedAt: api.TimestampPtr(v.CompletedAt),
 	}
 }
