@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	temporalclient "go.temporal.io/sdk/client"
 
 	scr "github.com/svcplatform/svc/internal/screening"
@@ -112,6 +113,15 @@ func TestScreeningEndToEnd(t *testing.T) {
 		return false
 	})
 	dir := filepath.Join("..", "workflows", "screening", "testdata")
+	// The Schedule names its runs after itself; the latest refresh is the one that made v2.
+	var runs *workflowservice.ListWorkflowExecutionsResponse
+	eventually(t, 30*time.Second, "the completed refresh runs in visibility", func() bool {
+		var err error
+		runs, err = tc.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
+			Query: "WorkflowType = '" + scrwf.RefreshName + "' AND ExecutionStatus = 'Completed'"})
+		return err == nil && len(runs.Executions) >= 2
+	})
+	recordHistoryAs(t, tc, runs.Executions[0].Execution.WorkflowId, filepath.Join(dir, "refresh_changed.json"))
 	recordHistoryAs(t, tc, scrwf.RescreenID(v2["id"].(string), 2), filepath.Join(dir, "rescreen_list_v2.json"))
 	changed, _ := time.Parse(time.RFC3339Nano, cus["updatedAt"].(string))
 	recordHistoryAs(t, tc, scrwf.CustomerRescreenStartOptions(scrwf.CustomerRescreenInput{CustomerID: cusID, ChangedAt: changed}).ID,

@@ -63,13 +63,19 @@ func (s *Screening) SourcedList(ctx context.Context, name string) (*ScreeningLis
 	return &l, nil
 }
 
+// screeningOrgs are the organisations with the screening product (capabilities "*" or a
+// list naming it): only their customers are monitored.
+const screeningOrgs = "org_id IN (SELECT id FROM organizations WHERE capabilities = '*' OR ',' || capabilities || ',' LIKE '%,screening,%')"
+
 // MonitoredCustomers returns the next customers with monitoring on after the id after, in
-// id order: of one organisation, or of every organisation when orgID is PlatformOrg (a
-// platform list changed).
+// id order: of one organisation, or of every organisation with the screening product when
+// orgID is PlatformOrg (a platform list changed).
 func (s *Screening) MonitoredCustomers(ctx context.Context, orgID, after string, limit int) ([]Customer, error) {
 	q := s.DB.WithContext(ctx).Where("monitoring = ? AND id > ? AND status = ?", true, after, string(customers.StatusActive))
 	if orgID != PlatformOrg {
 		q = q.Where("org_id = ?", orgID)
+	} else {
+		q = q.Where(screeningOrgs)
 	}
 	var rows []Customer
 	err := q.Order("id").Limit(limit).Find(&rows).Error
@@ -81,6 +87,8 @@ func (s *Screening) CountMonitored(ctx context.Context, orgID string) (int64, er
 	q := s.DB.WithContext(ctx).Model(&Customer{}).Where("monitoring = ? AND status = ?", true, string(customers.StatusActive))
 	if orgID != PlatformOrg {
 		q = q.Where("org_id = ?", orgID)
+	} else {
+		q = q.Where(screeningOrgs)
 	}
 	var n int64
 	err := q.Count(&n).Error

@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/svcplatform/svc/internal/auth"
 	"github.com/svcplatform/svc/internal/ids"
 	scr "github.com/svcplatform/svc/internal/screening"
 	"github.com/svcplatform/svc/store"
@@ -113,6 +114,13 @@ func (a *Activities) RescreenCustomer(ctx context.Context, in scrwf.CustomerResc
 	}
 	if !c.Monitoring || c.UpdatedAt.After(in.ChangedAt) {
 		return nil // monitoring turned off, or a later change has its own rescreen
+	}
+	org, err := a.Store.Orgs.Get(ctx, in.OrgID)
+	if err != nil {
+		return err
+	}
+	if !auth.ParseCapabilities(org.Capabilities).Has(auth.ProductScreening) {
+		return nil // customers are shared; only organisations with screening are monitored
 	}
 	lists, err := a.Store.Screening.Lists(ctx, in.OrgID)
 	if err != nil {

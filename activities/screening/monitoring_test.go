@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	scracts "github.com/svcplatform/svc/activities/screening"
+	"github.com/svcplatform/svc/internal/auth"
 	"github.com/svcplatform/svc/internal/cases"
 	scr "github.com/svcplatform/svc/internal/screening"
 	"github.com/svcplatform/svc/internal/screening/fixtures"
@@ -142,6 +144,19 @@ func TestRefreshScheduleRescreensMonitoredCustomers(t *testing.T) {
 		customer("cus_c", "Chen Wei", "", true)
 		customer("cus_d", "Petra Novak", "", true)
 		customer("cus_e", "Ivan Kuznetsov", "1971-05-06", false) // not monitored
+		// An organisation without the screening product: its customers are not monitored.
+		fraudOnly, err := st.Orgs.Create(ctx, "fraud only")
+		if err != nil {
+			t.Fatal(err)
+		}
+		caps, _ := auth.NewCapabilities([]string{auth.ProductFraud})
+		if _, err := st.Orgs.SetCapabilities(ctx, fraudOnly.ID, caps); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Customers.Create(ctx, &store.Customer{ID: "cus_f", OrgID: fraudOnly.ID, Type: "person", FullName: "Ivan Kuznetsov",
+			Monitoring: true, Status: "active", CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
 
 		base := []scr.Entity{{ID: "e1", Type: scr.Person, Name: "Viktor Bout", BirthDates: []scr.Date{{Year: 1967}}}}
 		srv := &listServer{body: openSanctionsFile(t, base)}
@@ -187,6 +202,10 @@ func TestRefreshScheduleRescreensMonitoredCustomers(t *testing.T) {
 		a := alerts()
 		if len(a) != 1 || a[0].CustomerID != "cus_a" || a[0].Status != string(cases.AlertOpen) {
 			t.Fatalf("alerts after v2 = %+v, want one open alert for cus_a", a)
+		}
+		var elsewhere int64
+		if err := st.DB.Model(&store.Alert{}).Where("org_id = ?", fraudOnly.ID).Count(&elsewhere).Error; err != nil || elsewhere != 0 {
+			t.Fatalf("alerts of an organisation without screening = %d, %v", elsewhere, err)
 		}
 		rescreen(2) // the same rescreen again (a retry, a reset): nothing twice
 		if again := alerts(); len(again) != 1 {
@@ -240,6 +259,31 @@ func TestRefreshScheduleRescreensMonitoredCustomers(t *testing.T) {
 		rescreen(4)
 		if a := alerts(); len(a) != 2 || a[1].CustomerID != "cus_a" || a[1].Status != string(cases.AlertOpen) {
 			t.Fatalf("alerts after e2 changed = %+v, want a new open alert for cus_a", a)
+		}
+	})
+}
+
+// TestRefreshFailsNamingTheBadSource: one source answering a malformed file and one
+// unreachable do not stop the good one; the run fails naming both, without retrying the
+// malformed one.
+func TestRefreshFailsNamingTheBadSource(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		good := httptest.NewServer(&listServer{body: openSanctionsFile(t, fixtures.Generate(9, 20).Entities)})
+		defer good.Close()
+		bad := httptest.NewServer(&listServer{body: []byte("not,a\nlist\n")})
+		defer bad.Close()
+		e, _ := env(st)
+		e.ExecuteWorkflow(scrwf.RefreshName, scrwf.RefreshInput{Sources: []string{
+			"bad|opensanctions|" + bad.URL, "good|opensanctions|" + good.URL, "nowhere|un|/nonexistent/consolidated.xml"}})
+		err := e.GetWorkflowError()
+		if err == nil || !strings.Contains(err.Error(), "bad:") || !strings.Contains(err.Error(), "nowhere:") || strings.Contains(err.Error(), "good:") {
+			t.Fatalf("refresh error = %v, want one naming bad and nowhere", err)
+		}
+		if l, err := st.Screening.SourcedList(context.Background(), "good"); err != nil || l.EntityCount != 20 {
+			t.Errorf("good list = %+v, %v", l, err)
+		}
+		if _, err := st.Screening.SourcedList(context.Background(), "bad"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("bad list stored: %v", err)
 		}
 	})
 }
