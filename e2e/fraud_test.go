@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -131,6 +132,7 @@ func TestFraudEndToEnd(t *testing.T) {
 	if done["status"] != "completed" || report == nil || report["evaluated"] != 5.0 {
 		t.Fatalf("backtest %v", done)
 	}
+	recordHistoryTo(t, s.App.Temporal, str(bt["id"]), filepath.Join("..", "workflows", "fraud", "testdata", "backtest_completed.json"))
 	// Version 2 holds t2 (150) for review where version 1 approved it; t4 lost its shared-device
 	// score but stays approve; t1, t3, t5 keep their outcomes.
 	if report["changed"] != 1.0 {
