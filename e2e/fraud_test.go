@@ -29,7 +29,7 @@ const fraudCandidate = `{"rules": [
 
 // TestFraudEndToEnd runs the anti-fraud product on the real embedded stack (API, Temporal
 // server, worker, SQLite): a rule set through four-eyes approval and publication; a device
-// session shared by two customers; decisions on the fast path with a shadow version beside the
+// session shared by two customers, with its velocity over 5 min / 1 h / 24 h; decisions on the fast path with a shadow version beside the
 // live one, its results kept with each decision; an alert in the one alerts table for a
 // decision held for review, closed when a bound reviewer declines it; a backtest workflow over
 // the stored decisions; and every product event delivered, signed, to a subscriber.
@@ -84,6 +84,11 @@ func TestFraudEndToEnd(t *testing.T) {
 	third := pay("t3", "cus_a", 20)
 	if third["outcome"] != "review" || fmt.Sprint(third["reasonCodes"]) != "[VELOCITY]" {
 		t.Fatalf("third payment %v", third)
+	}
+	again := want(admin.do("POST", "/api/device-session", map[string]any{"deviceId": "fp_e2e", "customerId": "cus_b", "ip": "10.1.1.2"}), 201)
+	if v, _ := again["velocity"].(map[string]any); v["distinct_customer_5m"] != 2.0 || v["distinct_ip_1h"] != 2.0 || v["distinct_customer_24h"] != 2.0 ||
+		again["firstSeenAt"] != dev["firstSeenAt"] {
+		t.Errorf("the device's second session %v (first %v)", again, dev)
 	}
 	other := pay("t4", "cus_b", 20)
 	if other["features"].(map[string]any)["device"].(map[string]any)["distinct_customer_24h"] != 2.0 {
