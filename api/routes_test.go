@@ -130,7 +130,7 @@ func TestRoutesBelongToProducts(t *testing.T) {
 		"/api/screenings": auth.ProductScreening, "/api/screening-lists": auth.ProductScreening,
 		"/api/transactions/evaluate": auth.ProductFraud, "/api/evaluate": auth.ProductFraud, "/api/lookup": auth.ProductFraud,
 		"/api/device-session": auth.ProductFraud, "/api/decisions": auth.ProductFraud, "/api/rulesets": auth.ProductFraud,
-		"/api/backtests": auth.ProductFraud, "/api/automations": auth.ProductAutomation,
+		"/api/backtests": auth.ProductFraud, "/api/automations": auth.ProductAutomation, "/api/fraud-lists": auth.ProductFraud,
 	}
 	seen := map[string]bool{}
 	for _, r := range h.Server.RouteTable() {

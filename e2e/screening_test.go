@@ -121,9 +121,9 @@ func TestScreeningEndToEnd(t *testing.T) {
 			Query: "WorkflowType = '" + scrwf.RefreshName + "' AND ExecutionStatus = 'Completed'"})
 		return err == nil && len(runs.Executions) >= 2
 	})
-	recordHistoryAs(t, tc, runs.Executions[0].Execution.WorkflowId, filepath.Join(dir, "refresh_changed.json"))
-	recordHistoryAs(t, tc, scrwf.RescreenID(v2["id"].(string), 2), filepath.Join(dir, "rescreen_list_v2.json"))
+	recordHistoryAt(t, tc, runs.Executions[0].Execution.WorkflowId, filepath.Join(dir, "refresh_changed.json"))
+	recordHistoryAt(t, tc, scrwf.RescreenID(v2["id"].(string), 2), filepath.Join(dir, "rescreen_list_v2.json"))
 	changed, _ := time.Parse(time.RFC3339Nano, cus["updatedAt"].(string))
-	recordHistoryAs(t, tc, scrwf.CustomerRescreenStartOptions(scrwf.CustomerRescreenInput{CustomerID: cusID, ChangedAt: changed}).ID,
+	recordHistoryAt(t, tc, scrwf.CustomerRescreenStartOptions(scrwf.CustomerRescreenInput{CustomerID: cusID, ChangedAt: changed}).ID,
 		filepath.Join(dir, "customer_rescreen_created.json"))
 }

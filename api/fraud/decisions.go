@@ -3,6 +3,7 @@ package fraud
 import (
 	"encoding/json"
 	"errors"
+	"github.com/svcplatform/svc/internal/events"
 
 	"github.com/gin-gonic/gin"
 
@@ -156,6 +157,16 @@ func (h *Handler) reviewDecision(c *gin.Context) {
 	if err != nil {
 		api.Internal(c, err)
 		return
+	}
+	// A person declining a decision held for review is a decline too: subscribers hear it as
+	// fraud.decision.declined, as they hear the rules' own declines.
+	if engine.ReviewStatus(d.ReviewStatus) == engine.ReviewDeclined {
+		go h.publishDecision(p.OrgID, events.FraudDecisionDeclined, d.ID+"/review", d, v.ReasonCodes)
+	}
+	// A person declining a decision held for review is a decline too: subscribers hear it as
+	// fraud.decision.declined, as they hear the rules' own declines.
+	if engine.ReviewStatus(d.ReviewStatus) == engine.ReviewDeclined {
+		go h.publishDecision(p.OrgID, events.FraudDecisionDeclined, d.ID+"/review", d, v.ReasonCodes)
 	}
 	api.OK(c, v)
 }

@@ -68,11 +68,15 @@ func (h *Handler) announce(orgID string, d *store.FraudDecision, res engine.Resu
 	default:
 		return
 	}
-	data := map[string]any{
-		"decisionId": d.ID, "outcome": d.Outcome, "score": d.Score, "reasonCodes": res.ReasonCodes,
+	go h.publishDecision(orgID, name, d.ID, d, res.ReasonCodes)
+}
+
+// publishDecision publishes a decision event (the catalog's fraudDecisionKeys) under key.
+func (h *Handler) publishDecision(orgID, name, key string, d *store.FraudDecision, reasonCodes []string) {
+	h.publishEvent(orgID, name, key, map[string]any{
+		"decisionId": d.ID, "outcome": d.Outcome, "score": d.Score, "reasonCodes": reasonCodes,
 		"customerId": d.CustomerID, "transactionId": nullable(d.TransactionID), "externalId": nullable(d.ExternalID),
-	}
-	go h.publishEvent(orgID, name, d.ID, data)
+	})
 }
 
 // validation answers 400 with the parser's field errors and reports whether err was nil.

@@ -79,6 +79,8 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "POST", Path: "/api/rulesets/:id/versions/:version/shadow", Scope: "fraud:write", Summary: "run a version in shadow beside the published one", Handler: h.shadow},
 		{Method: "POST", Path: "/api/rulesets/:id/backtests", Scope: "fraud:write", Body: api.BodyJSON, Summary: "backtest a version over stored decisions (202)", Handler: h.createBacktest},
 		{Method: "GET", Path: "/api/backtests/:id", Scope: "fraud:view", Summary: "get a backtest's progress and report", Handler: h.getBacktest},
+		{Method: "PUT", Path: "/api/fraud-lists/:name", Scope: "fraud:write", Body: api.BodyJSON, Summary: "replace a value list that rules read as lists.<name>", Handler: h.putList},
+		{Method: "GET", Path: "/api/fraud-lists/:name", Scope: "fraud:view", Summary: "get a value list", Handler: h.getList},
 		{Method: "POST", Path: "/api/backtests/:id/cancel", Scope: "fraud:write", Summary: "cancel a running backtest", Handler: h.cancelBacktest},
 	})
 }

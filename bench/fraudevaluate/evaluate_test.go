@@ -155,11 +155,7 @@ func publish(b *testing.B, h *apitest.Harness) {
 	must(b, h.Do("POST", base+"/1/submit", h.AdminKey, nil), 200)
 	must(b, h.Do("POST", base+"/1/approve", checker, nil), 200)
 	must(b, h.Do("POST", base+"/1/publish", h.AdminKey, nil), 200)
-	for _, c := range []string{"NG", "KP"} {
-		if err := h.Store.DB.Create(&store.FraudValue{OrgID: h.Org.ID, List: fraudengine.ListName, Value: c, CreatedAt: time.Now()}).Error; err != nil {
-			b.Fatal(err)
-		}
-	}
+	must(b, h.Do("PUT", "/api/fraud-lists/"+fraudengine.ListName, h.AdminKey, map[string]any{"values": []string{"NG", "KP"}}), 200)
 }
 
 // bareHandler parses the same JSON into the request's shape and inserts one row with the
