@@ -127,6 +127,12 @@ func wantFields(t *testing.T, got map[string]any, want map[string]string) {
 // when SVC_RECORD_HISTORIES is set, for TestDocumentReplay (workflows) to replay.
 func recordHistory(t *testing.T, c temporalclient.Client, id, name string) {
 	t.Helper()
+	recordHistoryTo(t, c, id, filepath.Join("..", "workflows", "documents", "testdata", "document_"+name+".json"))
+}
+
+// recordHistoryTo writes the history of workflow id to path when SVC_RECORD_HISTORIES is set.
+func recordHistoryTo(t *testing.T, c temporalclient.Client, id, path string) {
+	t.Helper()
 	if os.Getenv("SVC_RECORD_HISTORIES") == "" {
 		return
 	}
@@ -143,7 +149,6 @@ func recordHistory(t *testing.T, c temporalclient.Client, id, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("..", "workflows", "documents", "testdata", "document_"+name+".json")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/svcplatform/svc/api/identity"
 	"github.com/svcplatform/svc/api/orchestration"
 	"github.com/svcplatform/svc/api/screening"
+	"github.com/svcplatform/svc/api/statements"
 	"github.com/svcplatform/svc/api/webhooks"
 )
 
@@ -35,5 +36,6 @@ func All(d api.Deps) []api.Product {
 		identity.New(identity.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now, Blobs: d.Blobs}),
 		screening.New(screening.Deps{Config: d.Config, Store: d.Store, Logger: d.Logger, Now: d.Now}),
 		fraud.New(fraud.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now}),
+		statements.New(statements.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now, Blobs: d.Blobs}),
 	}
 }

@@ -17,8 +17,10 @@ var roleScopes = map[string][]string{
 	RoleAdmin: {ScopeWrite, ScopeAPIManage, ScopeWebhooksManage},
 	// reviewer reads everything and resolves human work: approvals, extraction corrections and identity reviews.
 	RoleReviewer: {ScopeRead, "approvals:write", "extractions:write", "verification-reviews:write"},
-	// analyst reads everything and runs the products: workflows, executions, documents, corrections, document templates, identity verifications.
-	RoleAnalyst: {ScopeRead, "workflows:write", "executions:write", "documents:write", "extractions:write", "templates:write", "verifications:write"},
+	// analyst reads everything and runs the products: workflows, executions, documents, corrections, document templates, identity verifications,
+	// bank statement analyses (with their corrections) and statement templates.
+	RoleAnalyst: {ScopeRead, "workflows:write", "executions:write", "documents:write", "extractions:write", "templates:write", "verifications:write",
+		"analyses:write", "statement-templates:write"},
 	// viewer only reads.
 	RoleViewer: {ScopeRead},
 }

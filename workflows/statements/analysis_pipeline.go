@@ -68,7 +68,9 @@ type stageError struct {
 
 func (f *stageError) Error() string { return string(f.stage) + ": " + f.msg }
 
-func (r *anaRun) ref() AnalysisRef { return AnalysisRef{OrgID: r.in.OrgID, AnalysisID: r.in.AnalysisID} }
+func (r *anaRun) ref() AnalysisRef {
+	return AnalysisRef{OrgID: r.in.OrgID, AnalysisID: r.in.AnalysisID}
+}
 
 func (r *anaRun) run(ctx workflow.Context) (AnalysisResult, error) {
 	r.stage = stmt.StageInspect
