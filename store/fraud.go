@@ -136,20 +136,6 @@ type FraudValue struct {
 	CreatedAt time.Time
 }
 
-// FraudAlert (alr_) is raised by a decision whose outcome needs a person (review,
-// block_and_review); the cases product gathers alerts into cases.
-type FraudAlert struct {
-	ID          string    `gorm:"primaryKey;size:40"`
-	OrgID       string    `gorm:"size:40;not null;index"`
-	DecisionID  string    `gorm:"size:40;not null;uniqueIndex"`
-	CustomerID  string    `gorm:"size:128;not null"`
-	Outcome     string    `gorm:"size:20;not null"`
-	Score       int       `gorm:"not null"`
-	ReasonCodes []string  `gorm:"serializer:json;type:text"`
-	Status      string    `gorm:"size:16;not null"`
-	CreatedAt   time.Time `gorm:"index"`
-}
-
 // FraudBacktest (bkt_) replays a candidate version over the stored decisions of a date range
 // (the FraudBacktest workflow); Report is the fraud.BacktestReport so far.
 type FraudBacktest struct {

@@ -9,6 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/svcplatform/svc/internal/cases"
 	"github.com/svcplatform/svc/internal/fraud"
 	"github.com/svcplatform/svc/internal/ids"
 )
@@ -44,7 +45,7 @@ type FraudDecided struct {
 	Decision   FraudDecision
 	Evaluation fraud.Evaluation
 	Features   fraud.Features
-	Alert      *FraudAlert
+	Alert      *Alert
 }
 
 // Evaluate makes a decision: in one transaction it resolves the device session, notes the
@@ -152,12 +153,13 @@ func evaluateIn(tx *gorm.DB, in FraudEvaluation) (*FraudDecided, error) {
 	}
 	out := &FraudDecided{Decision: d, Evaluation: evaluation, Features: features}
 	if evaluation.Live.Outcome.RaisesAlert() {
-		a := FraudAlert{ID: ids.NewAt(ids.Alert, now), OrgID: in.OrgID, DecisionID: d.ID, CustomerID: d.CustomerID,
-			Outcome: d.Outcome, Score: d.Score, ReasonCodes: evaluation.Live.ReasonCodes, Status: "open", CreatedAt: now}
-		if err := tx.Create(&a).Error; err != nil {
+		a, _, err := RaiseAlert(tx, &Alert{OrgID: in.OrgID, Source: string(cases.SourceFraud), SourceRef: d.ID,
+			CustomerID: d.CustomerID, Score: float64(d.Score), ReasonCodes: evaluation.Live.ReasonCodes,
+			Summary: fmt.Sprintf("%s: score %d", d.Outcome, d.Score), Details: map[string]any{"outcome": d.Outcome}, CreatedAt: now})
+		if err != nil {
 			return nil, fmt.Errorf("alert: %w", err)
 		}
-		out.Alert = &a
+		out.Alert = a
 	}
 	return out, nil
 }

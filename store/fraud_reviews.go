@@ -6,6 +6,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/svcplatform/svc/internal/cases"
 	"github.com/svcplatform/svc/internal/fraud"
 	"github.com/svcplatform/svc/internal/ids"
 )
@@ -29,7 +30,7 @@ func (s *Fraud) ReviewDecision(ctx context.Context, orgID, id string, to fraud.R
 	var out *FraudDecision
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
 		now := time.Now().UTC()
-		res := tx.Model(&FraudDecision{}).Where("org_id = ? AND id = ? AND review_status IN ?", orgID, id, reviewStrings(fraud.Reviews.Sources(to))).
+		res := tx.Model(&FraudDecision{}).Where("org_id = ? AND id = ? AND review_status IN ?", orgID, id, fraud.Reviews.SourceNames(to)).
 			Updates(map[string]any{"review_status": string(to), "reviewed_by": userID, "review_note": note, "reviewed_at": now})
 		if res.Error != nil {
 			return res.Error
@@ -42,17 +43,9 @@ func (s *Fraud) ReviewDecision(ctx context.Context, orgID, id string, to fraud.R
 			return fraud.Reviews.Check(fraud.ReviewStatus(d.ReviewStatus), to)
 		}
 		out = d
-		return tx.Model(&FraudAlert{}).Where("org_id = ? AND decision_id = ?", orgID, id).Update("status", "closed").Error
+		return CloseAlertsBySource(tx, orgID, cases.SourceFraud, id)
 	})
 	return out, err
-}
-
-func reviewStrings(in []fraud.ReviewStatus) []string {
-	out := make([]string, len(in))
-	for i, s := range in {
-		out[i] = string(s)
-	}
-	return out
 }
 
 // DeviceSessionSeen is a registered device session with its device's history.

@@ -111,7 +111,7 @@ func (s *Fraud) TransitionVersion(ctx context.Context, orgID, ruleSetID string, 
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
 		now := time.Now().UTC()
 		q := tx.Model(&FraudRuleSetVersion{}).Where("org_id = ? AND rule_set_id = ? AND version = ? AND status IN ?",
-			orgID, ruleSetID, version, statusStrings(fraud.Versions.Sources(a.To)))
+			orgID, ruleSetID, version, fraud.Versions.SourceNames(a.To))
 		if a.NotDrafter {
 			q = q.Where("drafted_by <> ?", actorUserID)
 		}
@@ -187,12 +187,4 @@ type ShadowConflictError struct{ Status string }
 
 func (e *ShadowConflictError) Error() string {
 	return fmt.Sprintf("a %s version cannot run in shadow; create a new version", e.Status)
-}
-
-func statusStrings(in []fraud.VersionStatus) []string {
-	out := make([]string, len(in))
-	for i, s := range in {
-		out[i] = string(s)
-	}
-	return out
 }

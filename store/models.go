@@ -14,8 +14,9 @@ func AllModels() []any {
 		&ScreeningList{}, &ScreeningListVersion{}, &ScreeningRecord{},
 		&Analysis{}, &AnalysisVersion{}, &StatementTemplate{}, &StatementCategoryRules{},
 		&FraudRuleSet{}, &FraudRuleSetVersion{}, &FraudDecision{}, &FraudVelocityCounter{}, &FraudVelocitySeen{},
-		&FraudSubject{}, &FraudDeviceSession{}, &FraudValue{}, &FraudAlert{}, &FraudBacktest{},
+		&FraudSubject{}, &FraudDeviceSession{}, &FraudValue{}, &FraudBacktest{},
 		&AITokenUsage{}, &AIExchange{}, &AutomationRun{},
 		&Customer{},
+		&Alert{},
 	}
 }

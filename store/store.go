@@ -62,6 +62,8 @@ type Store struct {
 	Automation *Automation
 	// Customers holds the shared customer resource (screening, fraud, identity and cases refer to it).
 	Customers *Customers
+	// Alerts is the cases product's intake: screening and fraud raise alerts here.
+	Alerts *Alerts
 }
 
 // handle is what the Store and every repository share: the database connection.
@@ -112,6 +114,7 @@ func newStore(db *gorm.DB, dialect string) *Store {
 		Idempotency: &Idempotency{h}, RateLimits: &RateLimits{h}, Identity: &Identity{h},
 		Statements: &Statements{h}, Fraud: &Fraud{h}, Automation: &Automation{h},
 		Customers: &Customers{h},
+		Alerts:    &Alerts{h},
 	}
 }
 

@@ -99,6 +99,16 @@ func (t *Table[S]) Sources(to S) []S {
 	return out
 }
 
+// SourceNames is Sources as strings, for a conditional write's `status IN (…)`.
+func (t *Table[S]) SourceNames(to S) []string {
+	src := t.Sources(to)
+	out := make([]string, len(src))
+	for i, s := range src {
+		out[i] = string(s)
+	}
+	return out
+}
+
 // Terminal reports whether no move leaves s.
 func (t *Table[S]) Terminal(s S) bool { return t.Valid(s) && len(t.next[s]) == 0 }
 

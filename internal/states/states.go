@@ -4,6 +4,7 @@
 package states
 
 import (
+	"github.com/svcplatform/svc/internal/cases"
 	"github.com/svcplatform/svc/internal/customers"
 	docintel "github.com/svcplatform/svc/internal/documents"
 	"github.com/svcplatform/svc/internal/fraud"
@@ -24,6 +25,7 @@ func All() []statemachine.Diagram {
 		fraud.Reviews, fraud.Versions,
 		customers.Statuses,
 		statements.Lifecycle,
+		cases.Alerts,
 	}
 }
 
