@@ -69,7 +69,7 @@ func newBenchOrg(e *env, name, email string) (*store.BootstrapResult, error) {
 	return boot, nil
 }
 
-// finals receives final events (a document's, an execution's completion) and hands each one's
+// finals receives final events (a document's, an execution's, an analysis's completion) and hands each one's
 // arrival time and name to whoever waits for the resource its data names, once.
 type finals struct {
 	srv *httptest.Server
@@ -92,12 +92,13 @@ func newFinals() *finals {
 			Data  struct {
 				DocumentID  string `json:"documentId"`
 				ExecutionID string `json:"executionId"`
+				AnalysisID  string `json:"analysisId"`
 			} `json:"data"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&ev)
 		w.WriteHeader(http.StatusNoContent)
 		select {
-		case c.ch(cmp.Or(ev.Data.DocumentID, ev.Data.ExecutionID)) <- final{at: now, event: ev.Event}:
+		case c.ch(cmp.Or(ev.Data.DocumentID, ev.Data.ExecutionID, ev.Data.AnalysisID)) <- final{at: now, event: ev.Event}:
 		default: // a repeat
 		}
 	}))

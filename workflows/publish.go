@@ -69,6 +69,17 @@ func BookkeepingRetry(nonRetryable ...string) *temporal.RetryPolicy {
 	return &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute, NonRetryableErrorTypes: nonRetryable}
 }
 
+// BookkeepingLocal sets the options of a product's bookkeeping activities (store writes and
+// the events they publish) run as local activities: retried until they succeed, except for
+// events the catalog refuses and the error types nonRetryable names.
+func BookkeepingLocal(ctx workflow.Context, summary string, nonRetryable ...string) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         BookkeepingRetry(append([]string{ErrTypeInvalidEvent}, nonRetryable...)...),
+		Summary:             summary,
+	})
+}
+
 // ErrTypeInvalidEvent is the application error type of an event the catalog
 // rejects (unknown name, missing or unknown data keys); it is not retried.
 const ErrTypeInvalidEvent = "InvalidEvent"

@@ -11,9 +11,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
-	"path"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/svcplatform/svc/api"
 
@@ -34,8 +32,6 @@ const (
 	uploadOverhead = 64 << 10
 	// maxUploadParts caps the parts of one upload (five fields and the file).
 	maxUploadParts = 8
-	// maxFilename is the longest file name kept (longer ones are cut).
-	maxFilename = 255
 )
 
 // uploadFields are the text fields of an upload and their maximum lengths in bytes.
@@ -56,21 +52,6 @@ func (u *upload) close() {
 	}
 }
 
-// uploadError is an answer the parser gives instead of an upload.
-type uploadError struct {
-	status int
-	msg    string
-	fe     api.FieldErrors
-}
-
-func (e *uploadError) answer(c *gin.Context) {
-	if e.fe.Any() {
-		api.ValidationFailed(c, e.fe)
-		return
-	}
-	api.Fail(c, e.status, e.msg)
-}
-
 // uploadDocument answers POST /api/documents/upload (multipart/form-data): the file part is
 // streamed to a temporary file of the blob store while its SHA-256 is computed (never held in
 // memory), its first bytes decide the format (415 unless PDF, PNG, JPEG or TIFF), more than
@@ -89,7 +70,7 @@ func (h *Handler) uploadDocument(c *gin.Context) {
 		defer u.close()
 	}
 	if uerr != nil {
-		uerr.answer(c)
+		uerr.Answer(c)
 		return
 	}
 	next := func() { h.acceptUpload(c, u) }
@@ -101,10 +82,10 @@ func (h *Handler) uploadDocument(c *gin.Context) {
 }
 
 // readUpload reads the multipart body part by part.
-func (h *Handler) readUpload(c *gin.Context) (*upload, *uploadError) {
+func (h *Handler) readUpload(c *gin.Context) (*upload, *api.UploadError) {
 	mr, err := c.Request.MultipartReader()
 	if err != nil {
-		return nil, &uploadError{fe: api.FieldErrors{"body": {"must be multipart/form-data with a boundary"}}}
+		return nil, api.UploadFieldError("body", "must be multipart/form-data with a boundary")
 	}
 	u := &upload{fields: map[string]string{}}
 	fe := api.FieldErrors{}
@@ -114,10 +95,10 @@ func (h *Handler) readUpload(c *gin.Context) (*upload, *uploadError) {
 			break
 		}
 		if err != nil {
-			return u, bodyError(err)
+			return u, api.UploadBodyError(err)
 		}
 		if parts == maxUploadParts {
-			return u, &uploadError{fe: api.FieldErrors{"body": {fmt.Sprintf("must have at most %d parts", maxUploadParts)}}}
+			return u, api.UploadFieldError("body", fmt.Sprintf("must have at most %d parts", maxUploadParts))
 		}
 		name := part.FormName()
 		switch _, field := uploadFields[name]; {
@@ -134,7 +115,7 @@ func (h *Handler) readUpload(c *gin.Context) (*upload, *uploadError) {
 				fe.Add(name, "must be given once")
 				continue
 			}
-			v, msg, uerr := readField(part, uploadFields[name])
+			v, msg, uerr := api.ReadFormField(part, uploadFields[name])
 			if uerr != nil {
 				return u, uerr
 			}
@@ -161,107 +142,44 @@ func (h *Handler) readUpload(c *gin.Context) (*upload, *uploadError) {
 	}
 	if hint, ok := u.fields["type"]; ok && !fe.Any() {
 		if msg, err := h.checkTypeHint(c, hint); err != nil {
-			return u, &uploadError{status: http.StatusInternalServerError, msg: api.MsgInternal}
+			return u, &api.UploadError{Status: http.StatusInternalServerError, Msg: api.MsgInternal}
 		} else if msg != "" {
 			fe.Add("type", msg)
 		}
 	}
 	if fe.Any() {
-		return u, &uploadError{fe: fe}
+		return u, &api.UploadError{Fields: fe}
 	}
 	return u, nil
 }
 
 // readFilePart sniffs the file's first bytes (415 for other formats) and spools it (413 past
 // the cap).
-func (h *Handler) readFilePart(ctx context.Context, part *multipart.Part, u *upload) *uploadError {
-	u.filename = cleanFilename(part.FileName())
-	rr := &readErrReader{r: part}
+func (h *Handler) readFilePart(ctx context.Context, part *multipart.Part, u *upload) *api.UploadError {
+	u.filename = api.CleanFilename(part.FileName())
+	rr := &api.ErrReader{R: part}
 	br := bufio.NewReaderSize(rr, docintel.SniffLen)
 	head, _ := br.Peek(docintel.SniffLen)
-	if rr.err != nil && !errors.Is(rr.err, io.EOF) {
-		return bodyError(rr.err)
+	if rr.Failed() {
+		return api.UploadBodyError(rr.Err)
 	}
 	if len(head) == 0 {
-		return &uploadError{fe: api.FieldErrors{"file": {"is empty"}}}
+		return api.UploadFieldError("file", "is empty")
 	}
 	if u.format = docintel.Sniff(head); u.format == docintel.FormatUnknown {
-		return &uploadError{status: http.StatusUnsupportedMediaType, msg: api.MsgUnsupportedMedia + ": the file must be a PDF, PNG, JPEG or TIFF"}
+		return &api.UploadError{Status: http.StatusUnsupportedMediaType, Msg: api.MsgUnsupportedMedia + ": the file must be a PDF, PNG, JPEG or TIFF"}
 	}
 	sp, err := h.Blobs.Spool(ctx, br, h.Config.Documents.MaxUploadBytes)
 	switch {
 	case errors.Is(err, blobs.ErrTooLarge):
-		return &uploadError{status: http.StatusRequestEntityTooLarge, msg: api.MsgTooLarge}
-	case err != nil && rr.err != nil && !errors.Is(rr.err, io.EOF):
-		return bodyError(rr.err) // the client's body, not our disk
+		return &api.UploadError{Status: http.StatusRequestEntityTooLarge, Msg: api.MsgTooLarge}
+	case err != nil && rr.Failed():
+		return api.UploadBodyError(rr.Err) // the client's body, not our disk
 	case err != nil:
-		return &uploadError{status: http.StatusInternalServerError, msg: api.MsgInternal}
+		return &api.UploadError{Status: http.StatusInternalServerError, Msg: api.MsgInternal}
 	}
 	u.spool = sp
 	return nil
-}
-
-// readField reads a text field of at most limit bytes; msg says what is wrong with its value.
-func readField(part *multipart.Part, limit int) (v, msg string, uerr *uploadError) {
-	b, err := io.ReadAll(io.LimitReader(part, int64(limit)+1))
-	if err != nil {
-		return "", "", bodyError(err)
-	}
-	switch {
-	case len(b) > limit:
-		return "", fmt.Sprintf("must be at most %d bytes", limit), nil
-	case !utf8.Valid(b):
-		return "", "must be UTF-8 text", nil
-	}
-	return string(b), "", nil
-}
-
-// bodyError is the answer to a body that could not be read: 413 past the route's cap, 400
-// for a malformed or cut multipart body.
-func bodyError(err error) *uploadError {
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		return &uploadError{status: http.StatusRequestEntityTooLarge, msg: api.MsgTooLarge}
-	}
-	return &uploadError{fe: api.FieldErrors{"body": {"is not a complete multipart/form-data body"}}}
-}
-
-// readErrReader remembers the first error its reader returned.
-type readErrReader struct {
-	r   io.Reader
-	err error
-}
-
-func (r *readErrReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if err != nil && r.err == nil {
-		r.err = err
-	}
-	return n, err
-}
-
-// cleanFilename keeps the base name of a client's file name, as valid UTF-8 without control
-// characters and at most maxFilename bytes; "upload" when nothing is left.
-func cleanFilename(name string) string {
-	name = strings.ToValidUTF8(name, "")
-	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-		name = name[i+1:]
-	}
-	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return -1
-		}
-		return r
-	}, name)
-	name = strings.TrimSpace(path.Clean("/" + name)[1:])
-	for len(name) > maxFilename {
-		_, size := utf8.DecodeLastRuneInString(name)
-		name = name[:len(name)-size]
-	}
-	if name == "" || name == "." || name == ".." {
-		return "upload"
-	}
-	return name
 }
 
 // checkTypeHint says what is wrong with a type hint ("" when it names a built-in type or one

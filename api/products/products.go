@@ -15,6 +15,7 @@ import (
 	"github.com/svcplatform/svc/api/identity"
 	"github.com/svcplatform/svc/api/orchestration"
 	"github.com/svcplatform/svc/api/screening"
+	"github.com/svcplatform/svc/api/statements"
 	"github.com/svcplatform/svc/api/webhooks"
 )
 
@@ -40,5 +41,6 @@ func All(d api.Deps) []api.Product {
 		fraud.New(fraud.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now}),
 		cases.New(cases.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger}),
 		automation.New(automation.Deps{Store: d.Store, Temporal: d.Temporal, Now: d.Now}),
+		statements.New(statements.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now, Blobs: d.Blobs}),
 	}
 }

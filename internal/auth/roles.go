@@ -17,8 +17,10 @@ var roleScopes = map[string][]string{
 	RoleAdmin: {ScopeWrite, ScopeAPIManage, ScopeWebhooksManage},
 	// reviewer reads everything and resolves human work: approvals, extraction corrections, identity reviews, cases and SAR filings (the second pair of eyes).
 	RoleReviewer: {ScopeRead, "approvals:write", "extractions:write", "verification-reviews:write", "cases:write", "sar-filings:write"},
-	// analyst reads everything and runs the products: workflows, executions, documents, corrections, document templates, identity verifications, cases and SAR drafts, AI automations.
-	RoleAnalyst: {ScopeRead, "workflows:write", "executions:write", "documents:write", "extractions:write", "templates:write", "verifications:write", "cases:write", "sar-filings:write", "automations:write"},
+	// analyst reads everything and runs the products: workflows, executions, documents, corrections, document templates, identity verifications, cases and SAR drafts, AI automations,
+	// bank statement analyses (with their corrections) and statement templates.
+	RoleAnalyst: {ScopeRead, "workflows:write", "executions:write", "documents:write", "extractions:write", "templates:write", "verifications:write", "cases:write", "sar-filings:write", "automations:write",
+		"analyses:write", "statement-templates:write"},
 	// viewer only reads.
 	RoleViewer: {ScopeRead},
 }

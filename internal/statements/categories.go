@@ -1,6 +1,7 @@
 package statements
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -86,4 +87,38 @@ func containsWord(s, w string) bool {
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// ValidateCategoryRules checks an organisation's rules and returns the field errors (keyed
+// "rules[i].field"; nil when they are usable): a category of 1 to 64 characters, 1 to 50
+// phrases of 1 to 100 characters each, and a direction of credit, debit or none.
+func ValidateCategoryRules(rules []CategoryRule) map[string][]string {
+	fe := map[string][]string{}
+	add := func(i int, field, msg string) {
+		k := "rules[" + strconv.Itoa(i) + "]." + field
+		fe[k] = append(fe[k], msg)
+	}
+	for i, r := range rules {
+		if c := strings.TrimSpace(r.Category); c == "" || len(c) > 64 {
+			add(i, "category", "must be 1 to 64 characters")
+		}
+		if len(r.Contains) == 0 || len(r.Contains) > 50 {
+			add(i, "contains", "must hold 1 to 50 phrases")
+		}
+		for _, c := range r.Contains {
+			if c = strings.TrimSpace(c); c == "" || len(c) > 100 {
+				add(i, "contains", "every phrase must be 1 to 100 characters")
+				break
+			}
+		}
+		switch r.Direction {
+		case "", "credit", "debit":
+		default:
+			add(i, "direction", "must be credit, debit or absent")
+		}
+	}
+	if len(fe) == 0 {
+		return nil
+	}
+	return fe
 }

@@ -1,6 +1,7 @@
 package statements_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -173,5 +174,54 @@ func FuzzPDFMeta(f *testing.F) {
 			t.Fatal("no metadata")
 		}
 		statements.TamperSignals([]statements.PDFEvidence{{Meta: m, Data: data, Template: &statements.BuiltinTemplates()[0]}}, nil, nil, nil)
+	})
+}
+
+// FuzzOrganisationTemplate: an organisation's template arrives as JSON from the API. Any
+// body either fails to decode or validate, or is a template the parsers use without panicking.
+func FuzzOrganisationTemplate(f *testing.F) {
+	for _, tpl := range statements.BuiltinTemplates() {
+		b, err := json.Marshal(tpl)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, "Date Description Amount\n01.02.2024 COFFEE -3,50")
+	}
+	f.Add([]byte(`{"id":"x","bank":"B","markers":["B"],"dateLayout":"2006","number":{"decimal":",","thousands":""},"columns":[{"kind":"amount","header":""}]}`), "B")
+	f.Add([]byte(`{"number":{"decimal":"","thousands":"."}}`), "")
+	f.Fuzz(func(t *testing.T, body []byte, text string) {
+		var tpl statements.Template
+		if err := json.Unmarshal(body, &tpl); err != nil {
+			return
+		}
+		if statements.ValidateTemplate(tpl) != nil {
+			return
+		}
+		st, err := statements.ParseLines(layoutLines(text, false), &tpl)
+		if err != nil {
+			if statements.StageOf(err) != statements.StageParse {
+				t.Fatalf("error without stage: %v", err)
+			}
+			return
+		}
+		checkStatements(t, []*statements.Statement{st})
+	})
+}
+
+// FuzzCategoryRules: an organisation's rules arrive as JSON from the API; valid ones
+// categorise any transaction without panicking.
+func FuzzCategoryRules(f *testing.F) {
+	f.Add([]byte(`[{"category":"coffee","contains":["espresso bar"],"direction":"debit"}]`), "ESPRESSO BAR 12", int64(-350))
+	f.Add([]byte(`[{"category":"x","contains":["é"]}]`), "CAFÉ", int64(1))
+	f.Fuzz(func(t *testing.T, body []byte, desc string, amount int64) {
+		var rules []statements.CategoryRule
+		if json.Unmarshal(body, &rules) != nil || statements.ValidateCategoryRules(rules) != nil {
+			return
+		}
+		txs := []statements.Transaction{{Description: desc, Amount: statements.Amount(amount)}}
+		statements.Categorise(txs, rules)
+		if txs[0].Category == "" {
+			t.Fatalf("no category for %q", desc)
+		}
 	})
 }

@@ -18,6 +18,6 @@ func DocumentCorrection(ctx workflow.Context, in CorrectionInput) error {
 			"documentId": in.DocumentID, "extractionId": in.ExtractionID,
 			"actorUserId": in.ActorUserID, "previousExtractionId": in.PreviousExtractionID,
 		})}
-	lctx := bookkeepingCtx(ctx, "correction by "+in.ActorUserID, workflows.ErrTypeStateConflict, workflows.ErrTypeInvalidArgument)
+	lctx := workflows.BookkeepingLocal(ctx, "correction by "+in.ActorUserID, workflows.ErrTypeStateConflict, workflows.ErrTypeInvalidArgument)
 	return workflow.ExecuteLocalActivity(lctx, ActivityCorrectDocument, rec).Get(ctx, nil)
 }

@@ -93,7 +93,7 @@ func (r *docRun) run(ctx workflow.Context) (DocumentResult, error) {
 		"documentId": r.in.DocumentID, "type": workflows.OrNull(r.in.TypeHint), "filename": r.in.Filename,
 		"sha256": r.in.SHA256, "externalRef": workflows.OrNull(r.in.ExternalRef),
 	})}
-	if err := workflow.ExecuteLocalActivity(bookkeepingCtx(ctx, "accept"), ActivityAcceptDocument, accept).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteLocalActivity(workflows.BookkeepingLocal(ctx, "accept"), ActivityAcceptDocument, accept).Get(ctx, nil); err != nil {
 		return r.fail(ctx, err)
 	}
 	r.status = docintel.StatusProcessing
@@ -160,7 +160,7 @@ func (r *docRun) inspect(ctx workflow.Context) error {
 		rec := DocumentRecord{Ref: r.ref(), Status: docintel.StatusPasswordRequired, ForgetPassword: true,
 			Events: []workflows.PublishEventInput{r.event(ctx, events.DocumentPasswordRequired, "password_required:"+strconv.Itoa(round),
 				map[string]any{"documentId": r.in.DocumentID, "errorMessage": res.Message})}}
-		if err := workflow.ExecuteLocalActivity(bookkeepingCtx(ctx, "password required"), ActivityRecordDocument, rec).Get(ctx, nil); err != nil {
+		if err := workflow.ExecuteLocalActivity(workflows.BookkeepingLocal(ctx, "password required"), ActivityRecordDocument, rec).Get(ctx, nil); err != nil {
 			return err
 		}
 		r.status = docintel.StatusPasswordRequired
@@ -210,7 +210,7 @@ func (r *docRun) recordClassification(ctx workflow.Context, c docintel.Classific
 			"documentId": r.in.DocumentID, "templateId": c.TemplateID, "matchConfidence": c.MatchConfidence,
 		}))
 	}
-	return workflow.ExecuteLocalActivity(bookkeepingCtx(ctx, "classified as "+c.Type), ActivityRecordDocument, rec).Get(ctx, nil)
+	return workflow.ExecuteLocalActivity(workflows.BookkeepingLocal(ctx, "classified as "+c.Type), ActivityRecordDocument, rec).Get(ctx, nil)
 }
 
 // finish stores the extraction and the decided status with its event.
@@ -234,7 +234,7 @@ func (r *docRun) finish(ctx workflow.Context, x *docintel.Extraction, d *docinte
 		})
 	}
 	in := FinishDocumentInput{Ref: r.ref(), ExtractionID: extID, Extraction: x, Decision: d, CompletedAt: now, Event: ev}
-	if err := workflow.ExecuteLocalActivity(bookkeepingCtx(ctx, string(d.Status)), ActivityFinishDocument, in).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteLocalActivity(workflows.BookkeepingLocal(ctx, string(d.Status)), ActivityFinishDocument, in).Get(ctx, nil); err != nil {
 		return r.fail(ctx, err)
 	}
 	r.status, r.done = d.Status, true
@@ -255,7 +255,7 @@ func (r *docRun) fail(ctx workflow.Context, err error) (DocumentResult, error) {
 		Events: []workflows.PublishEventInput{r.event(ctx, events.DocumentFailed, "failed", map[string]any{
 			"documentId": r.in.DocumentID, "errorMessage": f.msg, "stage": string(f.stage),
 		})}}
-	if err := workflow.ExecuteLocalActivity(bookkeepingCtx(dctx, "failed in "+string(f.stage)), ActivityRecordDocument, rec).Get(dctx, nil); err != nil {
+	if err := workflow.ExecuteLocalActivity(workflows.BookkeepingLocal(dctx, "failed in "+string(f.stage)), ActivityRecordDocument, rec).Get(dctx, nil); err != nil {
 		return DocumentResult{}, err
 	}
 	r.status, r.done = docintel.StatusFailed, true
@@ -317,17 +317,6 @@ func textCtx(ctx workflow.Context) workflow.Context {
 	opts.HeartbeatTimeout = 30 * time.Second
 	opts.RetryPolicy.MaximumAttempts = 3
 	return workflow.WithActivityOptions(ctx, opts)
-}
-
-// bookkeepingCtx sets the options of the bookkeeping activities (store writes and their
-// events), run as local activities: retried until they succeed, except for events the
-// catalog refuses and the error types nonRetryable names.
-func bookkeepingCtx(ctx workflow.Context, summary string, nonRetryable ...string) workflow.Context {
-	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy:         workflows.BookkeepingRetry(append([]string{workflows.ErrTypeInvalidEvent}, nonRetryable...)...),
-		Summary:             summary,
-	})
 }
 
 // localStageCtx sets the options of a short stage (classify, extract, decide) run as a local

@@ -18,6 +18,6 @@ func AnalysisCorrection(ctx workflow.Context, in CorrectionInput) error {
 		events.AnalysisCorrected, "corrected", map[string]any{
 			"analysisId": in.AnalysisID, "version": in.PreviousVersion + 1, "previousVersion": in.PreviousVersion, "actorUserId": in.ActorUserID,
 		})}
-	lctx := bookkeepingCtx(ctx, "correction by "+in.ActorUserID, workflows.ErrTypeStateConflict, workflows.ErrTypeInvalidArgument)
+	lctx := workflows.BookkeepingLocal(ctx, "correction by "+in.ActorUserID, workflows.ErrTypeStateConflict, workflows.ErrTypeInvalidArgument)
 	return workflow.ExecuteLocalActivity(lctx, ActivityCorrectAnalysis, rec).Get(ctx, nil)
 }

@@ -34,17 +34,6 @@ func textCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, opts)
 }
 
-// bookkeepingCtx sets the options of the bookkeeping activities (store writes and their
-// events), local activities retried until they succeed, except for events the catalog
-// refuses and the error types nonRetryable names.
-func bookkeepingCtx(ctx workflow.Context, summary string, nonRetryable ...string) workflow.Context {
-	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy:         workflows.BookkeepingRetry(append([]string{workflows.ErrTypeInvalidEvent}, nonRetryable...)...),
-		Summary:             summary,
-	})
-}
-
 // localStageCtx sets the options of a short stage (parse, analyse) run as a local activity.
 func localStageCtx(ctx workflow.Context, stage stmt.Stage) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{

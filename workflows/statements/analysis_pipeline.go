@@ -75,7 +75,7 @@ func (r *anaRun) ref() AnalysisRef {
 func (r *anaRun) run(ctx workflow.Context) (AnalysisResult, error) {
 	r.stage = stmt.StageInspect
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Accepting %d file(s)", r.in.Files))
-	if err := workflow.ExecuteLocalActivity(bookkeepingCtx(ctx, "accept"), ActivityAcceptAnalysis, r.ref()).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteLocalActivity(workflows.BookkeepingLocal(ctx, "accept"), ActivityAcceptAnalysis, r.ref()).Get(ctx, nil); err != nil {
 		return r.fail(ctx, err)
 	}
 	r.status = stmt.StatusProcessing
@@ -130,7 +130,7 @@ func (r *anaRun) inspect(ctx workflow.Context) error {
 		rec := AnalysisRecord{Ref: r.ref(), Status: stmt.StatusPasswordRequired, ForgetPassword: true,
 			Events: []workflows.PublishEventInput{r.event(ctx, events.AnalysisPasswordRequired, "password_required:"+strconv.Itoa(round),
 				map[string]any{"analysisId": r.in.AnalysisID, "errorMessage": res.Message, "externalRef": workflows.OrNull(r.in.ExternalRef)})}}
-		if err := workflow.ExecuteLocalActivity(bookkeepingCtx(ctx, "password required"), ActivityRecordAnalysis, rec).Get(ctx, nil); err != nil {
+		if err := workflow.ExecuteLocalActivity(workflows.BookkeepingLocal(ctx, "password required"), ActivityRecordAnalysis, rec).Get(ctx, nil); err != nil {
 			return err
 		}
 		r.status = stmt.StatusPasswordRequired
@@ -185,7 +185,7 @@ func (r *anaRun) finish(ctx workflow.Context, s *AnalyzeSummary) (AnalysisResult
 		data["reasons"] = reasons
 	}
 	in := FinishAnalysisInput{Ref: r.ref(), ResultKey: s.Key, CompletedAt: now, Event: r.event(ctx, name, "decided", data)}
-	if err := workflow.ExecuteLocalActivity(bookkeepingCtx(ctx, string(s.Status)), ActivityFinishAnalysis, in).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteLocalActivity(workflows.BookkeepingLocal(ctx, string(s.Status)), ActivityFinishAnalysis, in).Get(ctx, nil); err != nil {
 		return r.fail(ctx, err)
 	}
 	r.status, r.done = s.Status, true
@@ -204,7 +204,7 @@ func (r *anaRun) fail(ctx workflow.Context, err error) (AnalysisResult, error) {
 		Events: []workflows.PublishEventInput{r.event(ctx, events.AnalysisFailed, "failed", map[string]any{
 			"analysisId": r.in.AnalysisID, "errorMessage": f.msg, "stage": string(f.stage), "externalRef": workflows.OrNull(r.in.ExternalRef),
 		})}}
-	if err := workflow.ExecuteLocalActivity(bookkeepingCtx(dctx, "failed in "+string(f.stage)), ActivityRecordAnalysis, rec).Get(dctx, nil); err != nil {
+	if err := workflow.ExecuteLocalActivity(workflows.BookkeepingLocal(dctx, "failed in "+string(f.stage)), ActivityRecordAnalysis, rec).Get(dctx, nil); err != nil {
 		return AnalysisResult{}, err
 	}
 	r.status, r.done = stmt.StatusFailed, true
