@@ -72,7 +72,9 @@ func newEventSink(t *testing.T) *eventSink {
 }
 
 // productPrefixes maps an event name's first part to its product's header prefix (SPEC 6.1).
-var productPrefixes = map[string]string{"workflow": "X-Orch-", "document": "X-DocInt-", "extraction": "X-DocInt-", "template": "X-DocInt-", "identity": "X-Identity-"}
+var productPrefixes = map[string]string{"workflow": "X-Orch-", "document": "X-DocInt-", "extraction": "X-DocInt-", "template": "X-DocInt-", "identity": "X-Identity-",
+	// Products with the unified headers only.
+	"case": "X-Service-", "sar": "X-Service-"}
 
 // wantDelivery checks what SPEC 2.2 and 6.1 say of every delivery: the envelope's id, orgId and
 // occurredAt (UTC with milliseconds); the unified and the product header sets, each with the
