@@ -51,6 +51,14 @@ func TestCasesGatherAlerts(t *testing.T) {
 		if _, opened, err := s.Cases.GatherAlerts(ctx, g); err != nil || len(opened) != 1 || opened[0] != ids.Rebrand(ids.Case, a3.ID) {
 			t.Errorf("after the close: opened %v (%v)", opened, err)
 		}
+		// An alert raised later than the window after the open case opened starts a case of its own.
+		late, _, err := s.Alerts.Raise(ctx, &store.Alert{OrgID: org, Source: "fraud", SourceRef: "dec_5", CustomerID: "cus_b", CreatedAt: time.Now().Add(48 * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, opened, err := s.Cases.GatherAlerts(ctx, g); err != nil || len(opened) != 1 || opened[0] != ids.Rebrand(ids.Case, late.ID) {
+			t.Errorf("alert outside the window: opened %v (%v)", opened, err)
+		}
 		// A person cannot take an alert a case already holds.
 		if _, err := s.Cases.CreateCase(ctx, store.NewCase{ID: ids.New(ids.Case), OrgID: org, Title: "x", Priority: "low", AlertIDs: []string{b1.ID}, DueAt: time.Now()}); !errors.Is(err, store.ErrAlertTaken) {
 			t.Errorf("taking a gathered alert: %v", err)
