@@ -30,6 +30,29 @@ type crossOrgFixture struct {
 // crossOrgFixtures has one entry per resource path that takes an id, keyed by the path up to and
 // including its first parameter. A route with an :id and no fixture fails the test: add one here.
 var crossOrgFixtures = map[string]crossOrgFixture{
+	"/api/cases/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			return newCase(t, h, owner.Org.ID).ID
+		},
+		bodies: map[string]any{
+			"PATCH /api/cases/:id":              map[string]any{"title": "renamed", "priority": "high"},
+			"POST /api/cases/:id/comments":      map[string]any{"body": "intruder"},
+			"POST /api/cases/:id/assign":        map[string]any{"assigneeId": "usr_00000000000000000000000000"},
+			"POST /api/cases/:id/propose-close": map[string]any{"outcome": "false_positive", "rationale": "nothing"},
+		},
+	},
+	"/api/sar-filings/:id": {
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			c := newCase(t, h, owner.Org.ID)
+			f := &store.SARFiling{ID: ids.New(ids.SARFiling), OrgID: owner.Org.ID, CaseID: c.ID, ActivityFrom: "2026-01-01", ActivityTo: "2026-01-31",
+				Amount: 100, Currency: "EUR", Narrative: "structuring", FiledByID: owner.User.ID}
+			if err := h.Store.Cases.CreateSAR(context.Background(), f); err != nil {
+				t.Fatal(err)
+			}
+			return f.ID
+		},
+		bodies: map[string]any{"PATCH /api/sar-filings/:id": map[string]any{"narrative": "intruder"}},
+	},
 	"/api/api-keys/:id": {
 		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
 			_, id := h.KeyWith(apitest.KeySpec{OrgID: owner.Org.ID, Scopes: []string{"read"}})
@@ -238,4 +261,14 @@ func TestCrossOrganisation(t *testing.T) {
 	if covered < 7 {
 		t.Fatalf("only %d routes with an id: the route table is not being walked", covered)
 	}
+}
+
+// newCase stores an open case of the organisation.
+func newCase(t *testing.T, h *apitest.Harness, orgID string) *store.Case {
+	t.Helper()
+	c, err := h.Store.Cases.CreateCase(context.Background(), store.NewCase{ID: ids.New(ids.Case), OrgID: orgID, Title: "case", Priority: "medium", DueAt: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -131,6 +131,7 @@ func TestRoutesBelongToProducts(t *testing.T) {
 		"/api/transactions/evaluate": auth.ProductFraud, "/api/evaluate": auth.ProductFraud, "/api/lookup": auth.ProductFraud,
 		"/api/device-session": auth.ProductFraud, "/api/decisions": auth.ProductFraud, "/api/rulesets": auth.ProductFraud,
 		"/api/backtests": auth.ProductFraud, "/api/automations": auth.ProductAutomation, "/api/fraud-lists": auth.ProductFraud,
+		"/api/alerts": auth.ProductCases, "/api/cases": auth.ProductCases, "/api/sar-filings": auth.ProductCases,
 	}
 	seen := map[string]bool{}
 	for _, r := range h.Server.RouteTable() {

@@ -159,8 +159,12 @@ func (s *Cases) GatherAlerts(ctx context.Context, g Gathering) (gathered int, op
 	return gathered, opened, nil
 }
 
-// alertPriority is the priority of a case an alert opens: high from a score of 0.9 up.
+// alertPriority is the priority of a case an alert opens: high from a score of 0.9 up
+// (screening scores are 0 to 1, fraud scores 0 to 100).
 func alertPriority(score float64) string {
+	if score > 1 {
+		score /= 100
+	}
 	if score >= 0.9 {
 		return "high"
 	}

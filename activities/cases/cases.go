@@ -124,7 +124,8 @@ func (a *Activities) StartCase(ctx context.Context, c *store.Case) error {
 func CaseInputOf(c *store.Case, alertIDs []string) casewf.CaseInput {
 	in := casewf.CaseInput{OrgID: c.OrgID, CaseID: c.ID, Title: c.Title, CustomerID: c.CustomerID, Priority: c.Priority,
 		CreatedBy: c.CreatedBy, AlertIDs: alertIDs, State: domain.State(c.Status), AssigneeID: c.AssigneeID,
-		ProposedBy: c.ProposedBy, ProposedOutcome: c.ProposedOutcome, ProposedRationale: c.ProposedRationale}
+		ProposedBy: c.ProposedBy, ProposedOutcome: c.ProposedOutcome, ProposedRationale: c.ProposedRationale,
+		Announced: c.Started} // a case whose run started once has had its case.created
 	if c.DueAt != nil {
 		in.DueAt = c.DueAt.UTC()
 	}

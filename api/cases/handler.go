@@ -37,7 +37,7 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "GET", Path: "/api/alerts", Scope: "cases:view", Summary: "list alerts (screening hits, fraud decisions), newest first (cursor)", Handler: h.listAlerts},
 
 		{Method: "POST", Path: "/api/cases", Scope: "cases:write", Body: api.BodyJSON, Idempotent: true, Summary: "open a case by hand, optionally with alerts", Handler: h.createCase},
-		{Method: "GET", Path: "/api/cases", Scope: "cases:view", Summary: "list cases", Handler: h.listCases},
+		{Method: "GET", Path: "/api/cases", Scope: "cases:view", Summary: "list cases, newest first", Handler: h.listCases},
 		{Method: "GET", Path: "/api/cases/:id", Scope: "cases:view", Summary: "get a case with its alerts, evidence and timeline", Handler: h.getCase},
 		{Method: "PATCH", Path: "/api/cases/:id", Scope: "cases:write", Body: api.BodyJSON, Summary: "change a case's title, priority or due date, or link evidence", Handler: h.patchCase},
 		{Method: "POST", Path: "/api/cases/:id/comments", Scope: "cases:write", Body: api.BodyJSON, Summary: "comment on a case", Handler: h.addComment},
@@ -49,7 +49,7 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "POST", Path: "/api/cases/:id/reopen", Scope: "cases:write", Body: api.BodyJSON, Summary: "reopen a closed case", Handler: h.act(domain.ActionReopen)},
 
 		{Method: "POST", Path: "/api/sar-filings", Scope: "sar-filings:write", Body: api.BodyJSON, Idempotent: true, Summary: "draft a SAR filing from a case (key bound to a user)", Handler: h.createSAR},
-		{Method: "GET", Path: "/api/sar-filings", Scope: "sar-filings:view", Summary: "list SAR filings", Handler: h.listSARs},
+		{Method: "GET", Path: "/api/sar-filings", Scope: "sar-filings:view", Summary: "list SAR filings, newest first", Handler: h.listSARs},
 		{Method: "GET", Path: "/api/sar-filings/:id", Scope: "sar-filings:view", Summary: "get a SAR filing", Handler: h.getSAR},
 		{Method: "PATCH", Path: "/api/sar-filings/:id", Scope: "sar-filings:write", Body: api.BodyJSON, Summary: "change a draft SAR filing", Handler: h.patchSAR},
 		{Method: "POST", Path: "/api/sar-filings/:id/submit", Scope: "sar-filings:write", Body: api.BodyJSON, Summary: "submit a SAR filing to the regulator (a second user, not the drafter)", Handler: h.submitSAR},

@@ -159,11 +159,13 @@ func (r *caseRun) validate(_ workflow.Context, req ActRequest) error {
 		if req.ActorUserID == "" {
 			return workflows.RejectUpdate(workflows.ErrTypeInvalidArgument, "actorUserId is required")
 		}
-		if !domain.MayApprove(req.ActorRole) {
-			return workflows.RejectUpdate(workflows.ErrTypeForbidden, "only a reviewer or an admin may decide a closure")
-		}
+		// The proposer is refused as such whatever their role: the same person through a
+		// session or a bound key is one user.
 		if req.ActorUserID == r.in.ProposedBy {
 			return workflows.RejectUpdate(workflows.ErrTypeFourEyes, ProposerCannotApprove)
+		}
+		if !domain.MayApprove(req.ActorRole) {
+			return workflows.RejectUpdate(workflows.ErrTypeForbidden, "only a reviewer or an admin may decide a closure")
 		}
 	}
 	return nil

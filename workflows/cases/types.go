@@ -6,6 +6,7 @@ package cases
 import (
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	domain "github.com/svcplatform/svc/internal/cases"
@@ -70,9 +71,13 @@ type ActResult struct {
 	AssigneeID string
 }
 
-// CaseStartOptions start a case's workflow: workflow id = case id, found by OrgId.
+// CaseStartOptions start a case's workflow: workflow id = case id, found by OrgId. A case's
+// run never ends on its own; should an operator end it, the next action on the case starts a
+// new run from the stored case (the store, not the run, is the record of a case's state).
 func CaseStartOptions(in CaseInput) client.StartWorkflowOptions {
-	return workflows.ProductStart(in.CaseID, workflows.QueueCases, "case "+in.CaseID, in.OrgID, "cases", "")
+	o := workflows.ProductStart(in.CaseID, workflows.QueueCases, "case "+in.CaseID, in.OrgID, "cases", "")
+	o.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
+	return o
 }
 
 // GatherInput is what the gathering Schedule runs with (config cases.*).
