@@ -2,6 +2,7 @@ package orchestration
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"os"
@@ -62,7 +63,8 @@ func TestRecordedHistoriesOfLocalBookkeeping(t *testing.T) {
 		if local {
 			tagged++
 		}
-		marked := strings.Contains(string(raw), VersionLocalBookkeeping)
+		// The Version marker's change id, a JSON string payload, base64 in the history's JSON.
+		marked := strings.Contains(string(raw), base64.StdEncoding.EncodeToString([]byte(`"`+VersionLocalBookkeeping+`"`)))
 		scheduled := strings.Contains(string(raw), `"name": "`+ActivityMarkRunning+`"`)
 		if marked != local || scheduled == local {
 			t.Errorf("%s: version marker %v, MarkRunning scheduled as an activity %v", file, marked, scheduled)
