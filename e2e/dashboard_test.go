@@ -58,20 +58,21 @@ func newTab(t *testing.T, base string) *tab {
 		t.Fatal(err)
 	}
 	b := &tab{t: t, ctx: ctx, base: base, dir: dir}
-	chromedp.ListenTarget(ctx, func(ev any) {
+	b.run(chromedp.Navigate("about:blank"))
+	if err := chromedp.Listen(ctx, func(ev any) {
 		if e, ok := ev.(*network.EventResponseReceived); ok && e.Type == network.ResourceTypeDocument {
 			b.status = e.Response.Status
 		}
-	})
-	b.run(network.Enable())
+	}); err != nil {
+		t.Fatal(err)
+	}
 	return b
 }
 
-func (b *tab) run(actions ...chromedp.Action) {
+func (b *tab) run(actions ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	if err := chromedp.Run(b.ctx, actions...); err != nil {
-		var html string
-		_ = chromedp.Run(b.ctx, chromedp.OuterHTML("body", &html, chromedp.ByQuery))
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		html, _ := chromedp.Run(b.ctx, chromedp.OuterHTML(chromedp.CSS("body")))
 		b.t.Fatalf("browser: %v\npage:\n%.3000s", err, html)
 	}
 }
@@ -82,35 +83,40 @@ func (b *tab) open(path, page string) {
 	b.run(chromedp.Navigate(b.base+path), b.waitPage(page))
 }
 
-func (b *tab) waitPage(page string) chromedp.Action {
-	return chromedp.WaitVisible(`body[data-page="`+page+`"]`, chromedp.ByQuery)
+func (b *tab) waitPage(page string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(`body[data-page="`+page+`"]`))
 }
 
 // submit clicks sel and waits for the page named page.
 func (b *tab) submit(sel, page string) {
 	b.t.Helper()
-	b.run(chromedp.Click(sel, chromedp.ByQuery), b.waitPage(page))
+	b.run(chromedp.Click(chromedp.CSS(sel)), b.waitPage(page))
 }
 
 func (b *tab) html() string {
 	b.t.Helper()
-	var s string
-	b.run(chromedp.OuterHTML("html", &s, chromedp.ByQuery))
-	return s
+	return get(b, chromedp.OuterHTML(chromedp.CSS("html")))
 }
 
 func (b *tab) text(sel string) string {
 	b.t.Helper()
-	var s string
-	b.run(chromedp.Text(sel, &s, chromedp.ByQuery))
-	return s
+	return get(b, chromedp.Text(chromedp.CSS(sel)))
+}
+
+// get runs an action that answers a value.
+func get[T any](b *tab, a chromedp.Action[T]) T {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, a)
+	if err != nil {
+		b.t.Fatalf("browser: %v", err)
+	}
+	return v
 }
 
 // shot saves a screenshot of the whole page.
 func (b *tab) shot(name string) {
 	b.t.Helper()
-	var png []byte
-	b.run(chromedp.FullScreenshot(&png, 100))
+	png := get(b, chromedp.FullScreenshot(100))
 	b.shots++
 	if err := os.WriteFile(filepath.Join(b.dir, fmt.Sprintf("%02d-%s.png", b.shots, name)), png, 0o644); err != nil {
 		b.t.Fatal(err)
@@ -120,7 +126,7 @@ func (b *tab) shot(name string) {
 func (b *tab) signIn(email, password string) {
 	b.t.Helper()
 	b.open("/dashboard/login", "login")
-	b.run(chromedp.SendKeys("#email", email, chromedp.ByQuery), chromedp.SendKeys("#password", password, chromedp.ByQuery))
+	b.run(chromedp.SendKeys(chromedp.CSS("#email"), email), chromedp.SendKeys(chromedp.CSS("#password"), password))
 	b.submit(`form[action="/dashboard/login"] button[type=submit]`, "approvals")
 }
 
@@ -156,12 +162,12 @@ func TestDashboardInABrowser(t *testing.T) {
 		b.t = t
 		b.run(chromedp.Navigate(b.base+"/dashboard/executions"), b.waitPage("login"))
 		b.shot("sign-in")
-		b.run(chromedp.SendKeys("#email", "rita@example.com", chromedp.ByQuery), chromedp.SendKeys("#password", "wrong", chromedp.ByQuery))
+		b.run(chromedp.SendKeys(chromedp.CSS("#email"), "rita@example.com"), chromedp.SendKeys(chromedp.CSS("#password"), "wrong"))
 		b.submit(`form[action="/dashboard/login"] button[type=submit]`, "login")
 		if got := b.text(".refusal"); !strings.Contains(got, "email or password is wrong") || b.status != 401 {
 			t.Fatalf("wrong password: %d %q", b.status, got)
 		}
-		b.run(chromedp.SendKeys("#email", "rita@example.com", chromedp.ByQuery), chromedp.SendKeys("#password", password, chromedp.ByQuery))
+		b.run(chromedp.SendKeys(chromedp.CSS("#email"), "rita@example.com"), chromedp.SendKeys(chromedp.CSS("#password"), password))
 		b.submit(`form[action="/dashboard/login"] button[type=submit]`, "executions") // back where they were sent from
 		b.shot("executions")
 	})
@@ -170,7 +176,7 @@ func TestDashboardInABrowser(t *testing.T) {
 		b.t = t
 		b.open("/dashboard/approvals", "approvals")
 		b.shot("approvals-inbox")
-		b.run(chromedp.SendKeys("#comment-"+gateApproval, "checked the score", chromedp.ByQuery))
+		b.run(chromedp.SendKeys(chromedp.CSS("#comment-"+gateApproval), "checked the score"))
 		b.submit("#approve-"+gateApproval, "execution")
 		if got := b.text(".notice"); !strings.Contains(got, "Approved") {
 			t.Fatalf("notice = %q", got)
@@ -217,7 +223,7 @@ func TestDashboardInABrowser(t *testing.T) {
 	t.Run("create a key and see its value exactly once", func(t *testing.T) {
 		b.t = t
 		b.open("/dashboard/keys", "keys")
-		b.run(chromedp.SendKeys("#k-name", "browser key", chromedp.ByQuery), chromedp.Click("#scope-read", chromedp.ByQuery))
+		b.run(chromedp.SendKeys(chromedp.CSS("#k-name"), "browser key"), chromedp.Click(chromedp.CSS("#scope-read")))
 		b.submit(`form[action="/dashboard/keys"] button[type=submit]`, "key_created")
 		secret := strings.TrimSpace(b.text("#secret"))
 		if !strings.HasPrefix(secret, "svc_sk_") || strings.Count(b.html(), secret) != 1 {
@@ -246,7 +252,7 @@ func TestDashboardInABrowser(t *testing.T) {
 		b.submit(`a[href="/dashboard/documents/`+id+`"]`, "document")
 		b.shot("document")
 		want := fixtures.DefaultNPWP().ExpectedFields()["npwp_number"]
-		b.run(chromedp.SetValue("#field-npwp_number", want, chromedp.ByQuery))
+		b.run(chromedp.SetValue(chromedp.CSS("#field-npwp_number"), want))
 		b.submit(`form[action$="/corrections"] button[type=submit]`, "document")
 		if got := b.text(".notice"); !strings.Contains(got, "correction was saved") {
 			t.Fatalf("notice = %q", got)
