@@ -43,7 +43,7 @@ func registerAutomation(q map[string]sdkworker.Worker, d Deps, hooks *hookacts.A
 			Observe: autoacts.NewMetrics(reg).Observe,
 		},
 		Store: d.Store, Publisher: hooks, Audit: automation.AuditPolicy(ai.Audit), Logger: d.Logger,
-		RunDeps: autoacts.RunDeps{Blobs: bl, Box: box},
+		RunDeps: autoacts.RunDeps{Blobs: bl, Box: box, Cases: d.Store.Cases},
 	}
 	w := q[workflows.QueueAutomation]
 	w.RegisterWorkflowWithOptions(autowf.Run, workflow.RegisterOptions{Name: autowf.RunWorkflowName})

@@ -40,7 +40,7 @@ func All(d api.Deps) []api.Product {
 		scr,
 		fraud.New(fraud.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now}),
 		cases.New(cases.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger}),
-		automation.New(automation.Deps{Store: d.Store, Temporal: d.Temporal, Now: d.Now}),
+		automation.New(automation.Deps{Store: d.Store, Temporal: d.Temporal, Now: d.Now, Cases: d.Store.Cases}),
 		statements.New(statements.Deps{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Logger: d.Logger, Now: d.Now, Blobs: d.Blobs}),
 	}
 }
