@@ -224,6 +224,11 @@ func (s *Cases) SetCaseSummary(ctx context.Context, orgID, id, summary, by strin
 		if res.RowsAffected == 0 {
 			return ErrNotFound
 		}
+		// A retried write of the same run (by) adds no second entry: entry ids carry the time.
+		var n int64
+		if err := tx.Model(&CaseEntry{}).Where("org_id = ? AND case_id = ? AND kind = ? AND actor_id = ?", orgID, id, EntrySummary, by).Count(&n).Error; err != nil || n > 0 {
+			return err
+		}
 		return addEntry(tx, &CaseEntry{OrgID: orgID, CaseID: id, Kind: EntrySummary, ActorID: by, Body: summary, CreatedAt: now}, "summary:"+by)
 	})
 }
