@@ -54,6 +54,7 @@ func newTab(t *testing.T, base string) *tab {
 	ctx, cancelTime := context.WithTimeout(ctx, 8*time.Minute)
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
 	dir := filepath.Join("artifacts", "dashboard")
+	_ = os.RemoveAll(dir) // this run's screenshots only
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
