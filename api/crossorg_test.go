@@ -192,7 +192,9 @@ var crossOrgFixtures = map[string]crossOrgFixture{
 		},
 	},
 	"/api/screening-lists/:id": {
-		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string { return newScreeningList(t, h, owner.Key) },
+		create: func(t *testing.T, h *apitest.Harness, owner apitest.Tenant) string {
+			return newScreeningList(t, h, owner.Key)
+		},
 		bodies: map[string]any{"PUT /api/screening-lists/:id/entries/:entryId": map[string]any{"type": "person", "name": "Intruder Name"}},
 	},
 	"/api/automations/:id": {
