@@ -164,7 +164,7 @@ type RunQuery struct {
 
 // ListRuns returns one page of the organisation's runs, newest first, and their total.
 func (s *Automation) ListRuns(ctx context.Context, orgID string, page Offset, q RunQuery) ([]AutomationRun, int64, error) {
-	scopes := []Scope{ForOrg(orgID), q.Filter.Scope(FilterColumns{Status: "status", ExternalID: "external_id"})}
+	scopes := []Scope{ForOrg(orgID), q.Scope(FilterColumns{Status: "status", ExternalID: "external_id"})}
 	if q.Kind != "" {
 		scopes = append(scopes, Where("kind = ?", q.Kind))
 	}

@@ -174,7 +174,7 @@ type CaseQuery struct {
 
 // ListCases pages through the organisation's cases, newest first.
 func (s *Cases) ListCases(ctx context.Context, orgID string, page Offset, q CaseQuery) ([]Case, int64, error) {
-	scopes := []Scope{ForOrg(orgID), q.Filter.Scope(FilterColumns{Text: []string{"title"}, Status: "status", CustomerID: "customer_id"})}
+	scopes := []Scope{ForOrg(orgID), q.Scope(FilterColumns{Text: []string{"title"}, Status: "status", CustomerID: "customer_id"})}
 	if q.AssigneeID != "" {
 		scopes = append(scopes, Where("assignee_id = ?", q.AssigneeID))
 	}
@@ -295,7 +295,7 @@ type AlertQuery struct {
 
 // ListAlerts pages through the organisation's alerts, newest first (cursor).
 func (s *Cases) ListAlerts(ctx context.Context, orgID string, page CursorPage, q AlertQuery) ([]Alert, *Cursor, error) {
-	scopes := []Scope{ForOrg(orgID), q.Filter.Scope(FilterColumns{Text: []string{"summary"}, Status: "status", CustomerID: "customer_id"})}
+	scopes := []Scope{ForOrg(orgID), q.Scope(FilterColumns{Text: []string{"summary"}, Status: "status", CustomerID: "customer_id"})}
 	if q.Source != "" {
 		scopes = append(scopes, Where("source = ?", q.Source))
 	}

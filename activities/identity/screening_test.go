@@ -63,9 +63,9 @@ func TestScreeningClientCallsTheScreeningProduct(t *testing.T) {
 	if err != nil || again.ScreeningID != hit.ScreeningID {
 		t.Errorf("a retried attempt screened again: %+v %v (first %s)", again, err, hit.ScreeningID)
 	}
-	clear, err := sc.Screen(ctx, idv.ScreeningRequest{OrgID: h.Org.ID, VerificationID: "idv_2", AttemptNumber: 1, FullName: "Siti Rahayu", BirthDate: "1990-06-05"})
-	if err != nil || clear.Matches != 0 || clear.ScreeningID == "" || clear.ScreeningID == hit.ScreeningID {
-		t.Errorf("unlisted person = %+v %v", clear, err)
+	clean, err := sc.Screen(ctx, idv.ScreeningRequest{OrgID: h.Org.ID, VerificationID: "idv_2", AttemptNumber: 1, FullName: "Siti Rahayu", BirthDate: "1990-06-05"})
+	if err != nil || clean.Matches != 0 || clean.ScreeningID == "" || clean.ScreeningID == hit.ScreeningID {
+		t.Errorf("unlisted person = %+v %v", clean, err)
 	}
 
 	logs := h.Do("GET", "/api/audit-logs?limit=200", h.AdminKey, nil)
@@ -80,7 +80,7 @@ func TestScreeningClientCallsTheScreeningProduct(t *testing.T) {
 		t.Errorf("no audit row of the screening names the calling service: %s", logs.Body)
 	}
 
-	// A key without the scope, or no key at all: an error, never a clear result.
+	// A key without the scope, or no key at all: an error, never a clean result.
 	weak, _ := h.KeyWith(apitest.KeySpec{Scopes: []string{"screenings:view"}, ServiceSlug: idvacts.ServiceSlug})
 	if out, err := screeningClient(t, h, weak).Screen(ctx, req); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Errorf("screening with a key lacking the scope = %+v %v", out, err)

@@ -178,7 +178,10 @@ func (h *Handler) createCase(c *gin.Context) {
 	if h.Temporal != nil {
 		in := caseacts.CaseInputOf(row, req.AlertIDs)
 		if _, err := h.Temporal.ExecuteWorkflow(ctx, casewf.CaseStartOptions(in), casewf.CaseName, in); err == nil {
-			err = h.Store.Cases.MarkCaseStarted(ctx, p.OrgID, row.ID)
+			// Unmarked, the gathering Schedule starts it again: harmless (workflow id = case id).
+			if err := h.Store.Cases.MarkCaseStarted(ctx, p.OrgID, row.ID); err != nil {
+				api.Logger(c).Warn("case started but not marked; the gathering Schedule marks it", "caseId", row.ID, "error", err)
+			}
 		} else {
 			api.Logger(c).Warn("case workflow not started; the gathering Schedule starts it", "caseId", row.ID, "error", err)
 		}
