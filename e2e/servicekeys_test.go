@@ -112,7 +112,7 @@ func TestIdentityScreensWithAServiceKey(t *testing.T) {
 	}
 
 	// Revoked by the organisation, the key is refused from now on; the next screening gets a successor.
-	if r := admin.do("POST", "/api/api-keys/"+keyID+"/revoke", nil); r.Status != 200 || r.data(t)["status"] != "revoked" {
+	if r := admin.do("DELETE", "/api/api-keys/"+keyID, nil); r.Status != 200 || r.data(t)["status"] != "revoked" {
 		t.Fatalf("revoke service key = %d %s", r.Status, r.Raw)
 	}
 	clean := verify(admin, map[string]any{"fullName": "Budi Santoso", "birthDate": "1985-03-12", "documentNumber": "C4821937"},
@@ -139,7 +139,7 @@ func TestIdentityScreensWithAServiceKey(t *testing.T) {
 
 	// An organisation with identity but not screening: no key is issued, no screening runs.
 	res, err := s.App.Store.Orgs.Bootstrap(context.Background(), store.BootstrapInput{OrgName: "identity only", DefaultUser: true,
-		Environment: s.App.Config.Environment, Scopes: []string{"write", "read"}, Capabilities: []string{"identity"}})
+		Environment: s.App.Config.Environment, Scopes: []string{"write", "api:manage"}, Capabilities: []string{"identity"}})
 	if err != nil {
 		t.Fatal(err)
 	}
