@@ -137,6 +137,16 @@ func TestIdentityScreensWithAServiceKey(t *testing.T) {
 		t.Errorf("after revocation: service keys %v, want the revoked one and one active successor", keys)
 	}
 
+	// Removing the screening product disconnects at once: the service key is revoked.
+	if r := admin.do("PUT", "/api/organization/capabilities", map[string]any{"capabilities": []string{"identity", "cases", "webhooks"}}); r.Status != 200 {
+		t.Fatalf("PUT capabilities = %d %s", r.Status, r.Raw)
+	}
+	for _, k := range serviceKeys(admin) {
+		if k["status"] != "revoked" {
+			t.Errorf("service key after screening was removed: %v", k)
+		}
+	}
+
 	// An organisation with identity but not screening: no key is issued, no screening runs.
 	res, err := s.App.Store.Orgs.Bootstrap(context.Background(), store.BootstrapInput{OrgName: "identity only", DefaultUser: true,
 		Environment: s.App.Config.Environment, Scopes: []string{"write", "api:manage"}, Capabilities: []string{"identity"}})

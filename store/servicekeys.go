@@ -66,10 +66,8 @@ func (s *ServiceKeys) Secret(ctx context.Context, box *secrets.Box, r ServiceKey
 			return "", err
 		}
 		if !r.Connection.Connected(org.Caps()) {
-			if found {
-				if _, err := (&Keys{s.handle}).Revoke(ctx, r.OrgID, row.APIKeyID, r.Now); err != nil && !errors.Is(err, ErrNotFound) {
-					return "", err
-				}
+			if _, err := s.RevokeDisconnected(ctx, r.OrgID, org.Caps(), r.Now); err != nil {
+				return "", err
 			}
 			return "", ErrNotConnected
 		}
@@ -137,4 +135,28 @@ func (s *ServiceKeys) issue(ctx context.Context, box *secrets.Box, r ServiceKeyR
 		return "", err
 	}
 	return secret, nil
+}
+
+// RevokeDisconnected revokes the organisation's service keys whose connection its products no
+// longer allow (one of the two products removed, SPEC 7.3), and returns how many it revoked.
+// PUT /api/organization/capabilities calls it, so a removed product stops the calls at once.
+func (s *ServiceKeys) RevokeDisconnected(ctx context.Context, orgID string, caps auth.Capabilities, now time.Time) (int, error) {
+	var rows []ServiceKey
+	if err := s.DB.WithContext(ctx).Where("org_id = ?", orgID).Find(&rows).Error; err != nil {
+		return 0, err
+	}
+	now = now.UTC()
+	n := 0
+	for _, row := range rows {
+		if c, ok := auth.ServiceConnectionOf(row.CallerServiceSlug); ok && c.Connected(caps) {
+			continue
+		}
+		res := s.DB.WithContext(ctx).Model(&APIKey{}).Where("org_id = ? AND id = ? AND revoked_at IS NULL", orgID, row.APIKeyID).
+			Updates(map[string]any{"revoked_at": now, "updated_at": now})
+		if res.Error != nil {
+			return n, res.Error
+		}
+		n += int(res.RowsAffected)
+	}
+	return n, nil
 }

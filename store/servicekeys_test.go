@@ -71,6 +71,24 @@ func TestServiceKeysIssueOnceSealedAndReplaceWhenStale(t *testing.T) {
 			t.Errorf("key of a disconnected organisation is %s", nk.Status(now.Add(time.Second)))
 		}
 
+		// Reconnected, then disconnected by a capability change: revoked at once.
+		if _, err := s.Orgs.SetCapabilities(ctx, org, auth.ParseCapabilities("*")); err != nil {
+			t.Fatal(err)
+		}
+		third, err := s.ServiceKeys.Secret(ctx, box, req)
+		if err != nil || third == next {
+			t.Fatalf("reconnected = %v (same key: %v)", err, third == next)
+		}
+		if n, err := s.ServiceKeys.RevokeDisconnected(ctx, org, auth.ParseCapabilities("*"), now); err != nil || n != 0 {
+			t.Errorf("RevokeDisconnected while connected = %d %v", n, err)
+		}
+		if n, err := s.ServiceKeys.RevokeDisconnected(ctx, org, auth.ParseCapabilities("screening"), now); err != nil || n != 1 {
+			t.Errorf("RevokeDisconnected without identity = %d %v, want 1", n, err)
+		}
+		if tk, _ := s.Keys.ByHash(ctx, auth.HashKey(third)); tk.Status(now.Add(time.Second)) != store.KeyRevoked {
+			t.Errorf("disconnected key is %s", tk.Status(now.Add(time.Second)))
+		}
+
 		// Several workers at once on a fresh organisation: one key, one value.
 		org2 := newOrg(t, s)
 		var wg sync.WaitGroup

@@ -32,6 +32,16 @@ func ServiceConnectionOf(caller string) (ServiceConnection, bool) {
 	return c, true
 }
 
+// ServiceConnections lists every sibling connection.
+func ServiceConnections() []ServiceConnection {
+	out := make([]ServiceConnection, 0, len(serviceConnections))
+	for _, c := range serviceConnections {
+		c.Scopes = slices.Clone(c.Scopes)
+		out = append(out, c)
+	}
+	return out
+}
+
 // Connected reports whether an organisation with caps has both products of the connection.
 func (c ServiceConnection) Connected(caps Capabilities) bool {
 	return caps.Has(c.Caller) && caps.Has(c.Callee)
