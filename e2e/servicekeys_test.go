@@ -97,9 +97,12 @@ func TestIdentityScreensWithAServiceKey(t *testing.T) {
 	}
 
 	// The audit log names the calling service on the screening it wrote.
-	found := false
+	found, issued := false, false
 	for _, row := range admin.do("GET", "/api/audit-logs?limit=200", nil).Body["rows"].([]any) {
 		m := row.(map[string]any)
+		if m["action"] == store.AuditServiceKeyIssued && m["resourceId"] == keyID && m["callerServiceSlug"] == "identity" {
+			issued = true
+		}
 		if m["action"] == "POST /api/screenings" && m["resourceId"] == screeningID {
 			found = m["callerServiceSlug"] == "identity" && m["apiKeyId"] == keyID && m["userId"] == nil
 			if !found {
@@ -109,6 +112,9 @@ func TestIdentityScreensWithAServiceKey(t *testing.T) {
 	}
 	if !found {
 		t.Error("no audit row of the identity product's screening")
+	}
+	if !issued {
+		t.Error("no audit row of the platform issuing the service key")
 	}
 
 	// Revoked by the organisation, the key is refused from now on; the next screening gets a successor.

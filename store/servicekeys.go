@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/svcplatform/svc/internal/auth"
+	"github.com/svcplatform/svc/internal/ids"
 	"github.com/svcplatform/svc/internal/secrets"
 )
 
@@ -93,6 +94,10 @@ func (s *ServiceKeys) Secret(ctx context.Context, box *secrets.Box, r ServiceKey
 	return "", errors.New("service keys: the key kept changing under us")
 }
 
+// AuditServiceKeyIssued is the audit log's action when the platform issues a service key
+// (the resource is the key; the calling service is the key's).
+const AuditServiceKeyIssued = "platform: issue service key"
+
 var errServiceKeyRaced = errors.New("service key replaced concurrently")
 
 // issue creates a new key for the connection and records it sealed, in one transaction that
@@ -109,6 +114,12 @@ func (s *ServiceKeys) issue(ctx context.Context, box *secrets.Box, r ServiceKeyR
 	now := r.Now.UTC()
 	err = s.Tx(ctx, func(tx *gorm.DB) error {
 		if err := tx.Create(k).Error; err != nil {
+			return err
+		}
+		// The organisation's audit log shows every key that came to act in it, this one too.
+		if err := tx.Create(&AuditLog{ID: ids.NewAt(ids.Audit, now), OrgID: r.OrgID, Environment: r.Environment,
+			CallerServiceSlug: r.Connection.Caller, Action: AuditServiceKeyIssued, ResourceID: k.ID,
+			Status: 201, CreatedAt: now}).Error; err != nil {
 			return err
 		}
 		if !replace {

@@ -46,6 +46,11 @@ func TestServiceKeysIssueOnceSealedAndReplaceWhenStale(t *testing.T) {
 		if row.APIKeyID != k.ID || strings.Contains(row.SealedSecret, secret) || strings.Contains(row.SealedSecret, secret[len(secret)-8:]) {
 			t.Errorf("stored row %+v: not sealed or not the key", row)
 		}
+		var audits []store.AuditLog
+		s.DB.Where("org_id = ? AND action = ?", org, store.AuditServiceKeyIssued).Find(&audits)
+		if len(audits) != 1 || audits[0].ResourceID != k.ID || audits[0].CallerServiceSlug != "identity" {
+			t.Errorf("audit of the issue %+v", audits)
+		}
 		if again, err := s.ServiceKeys.Secret(ctx, box, req); err != nil || again != secret {
 			t.Errorf("second Secret issued another key: %v", err)
 		}
