@@ -132,6 +132,8 @@ func TestRoutesBelongToProducts(t *testing.T) {
 		"/api/device-session": auth.ProductFraud, "/api/decisions": auth.ProductFraud, "/api/rulesets": auth.ProductFraud,
 		"/api/backtests": auth.ProductFraud, "/api/automations": auth.ProductAutomation, "/api/fraud-lists": auth.ProductFraud,
 		"/api/alerts": auth.ProductCases, "/api/cases": auth.ProductCases, "/api/sar-filings": auth.ProductCases,
+		"/api/screening-settings": auth.ProductScreening, "/api/analyses": auth.ProductStatements,
+		"/api/statement-templates": auth.ProductStatements, "/api/statement-category-rules": auth.ProductStatements,
 	}
 	seen := map[string]bool{}
 	for _, r := range h.Server.RouteTable() {

@@ -5,6 +5,7 @@
 //	go test ./bench/ -run '^$' -bench WebhookFanOut -benchtime 5x
 //	go test ./bench/ -run '^$' -bench WebhookReceivers -benchtime 3x   (1/10/100 subscriptions; receivers at once, slow, failing)
 //	go test ./bench/ -run '^$' -bench 'ExecutionStarts|ExecutionLatency' -benchtime 160x
+//	go test ./bench/ -run '^$' -bench DashboardExecutions -benchtime 300x
 //
 // Each benchmark measures svc's path and, in the same run on the same Temporal server, a
 // baseline (one empty workflow per delivery; the same Execution workflow started with the SDK

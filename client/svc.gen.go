@@ -60,6 +60,285 @@ func (e APIKeyStatus) Valid() bool {
 	}
 }
 
+// Defines values for AlertSource.
+const (
+	AlertSourceFraud     AlertSource = "fraud"
+	AlertSourceScreening AlertSource = "screening"
+)
+
+// Valid indicates whether the value is a known member of the AlertSource enum.
+func (e AlertSource) Valid() bool {
+	switch e {
+	case AlertSourceFraud:
+		return true
+	case AlertSourceScreening:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertStatus.
+const (
+	AlertStatusAssigned AlertStatus = "assigned"
+	AlertStatusClosed   AlertStatus = "closed"
+	AlertStatusOpen     AlertStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the AlertStatus enum.
+func (e AlertStatus) Valid() bool {
+	switch e {
+	case AlertStatusAssigned:
+		return true
+	case AlertStatusClosed:
+		return true
+	case AlertStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalysisFailedStage.
+const (
+	AnalysisFailedStageDecide      AnalysisFailedStage = "decide"
+	AnalysisFailedStageDetect      AnalysisFailedStage = "detect"
+	AnalysisFailedStageInsights    AnalysisFailedStage = "insights"
+	AnalysisFailedStageInspect     AnalysisFailedStage = "inspect"
+	AnalysisFailedStageLessThannil AnalysisFailedStage = "<nil>"
+	AnalysisFailedStageParse       AnalysisFailedStage = "parse"
+	AnalysisFailedStageReconcile   AnalysisFailedStage = "reconcile"
+	AnalysisFailedStageText        AnalysisFailedStage = "text"
+)
+
+// Valid indicates whether the value is a known member of the AnalysisFailedStage enum.
+func (e AnalysisFailedStage) Valid() bool {
+	switch e {
+	case AnalysisFailedStageDecide:
+		return true
+	case AnalysisFailedStageDetect:
+		return true
+	case AnalysisFailedStageInsights:
+		return true
+	case AnalysisFailedStageInspect:
+		return true
+	case AnalysisFailedStageLessThannil:
+		return true
+	case AnalysisFailedStageParse:
+		return true
+	case AnalysisFailedStageReconcile:
+		return true
+	case AnalysisFailedStageText:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalysisStatus.
+const (
+	AnalysisStatusCompleted        AnalysisStatus = "completed"
+	AnalysisStatusFailed           AnalysisStatus = "failed"
+	AnalysisStatusPasswordRequired AnalysisStatus = "password_required"
+	AnalysisStatusProcessing       AnalysisStatus = "processing"
+	AnalysisStatusRequiresReview   AnalysisStatus = "requires_review"
+	AnalysisStatusUploaded         AnalysisStatus = "uploaded"
+)
+
+// Valid indicates whether the value is a known member of the AnalysisStatus enum.
+func (e AnalysisStatus) Valid() bool {
+	switch e {
+	case AnalysisStatusCompleted:
+		return true
+	case AnalysisStatusFailed:
+		return true
+	case AnalysisStatusPasswordRequired:
+		return true
+	case AnalysisStatusProcessing:
+		return true
+	case AnalysisStatusRequiresReview:
+		return true
+	case AnalysisStatusUploaded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalysisDetailFailedStage.
+const (
+	AnalysisDetailFailedStageDecide      AnalysisDetailFailedStage = "decide"
+	AnalysisDetailFailedStageDetect      AnalysisDetailFailedStage = "detect"
+	AnalysisDetailFailedStageInsights    AnalysisDetailFailedStage = "insights"
+	AnalysisDetailFailedStageInspect     AnalysisDetailFailedStage = "inspect"
+	AnalysisDetailFailedStageLessThannil AnalysisDetailFailedStage = "<nil>"
+	AnalysisDetailFailedStageParse       AnalysisDetailFailedStage = "parse"
+	AnalysisDetailFailedStageReconcile   AnalysisDetailFailedStage = "reconcile"
+	AnalysisDetailFailedStageText        AnalysisDetailFailedStage = "text"
+)
+
+// Valid indicates whether the value is a known member of the AnalysisDetailFailedStage enum.
+func (e AnalysisDetailFailedStage) Valid() bool {
+	switch e {
+	case AnalysisDetailFailedStageDecide:
+		return true
+	case AnalysisDetailFailedStageDetect:
+		return true
+	case AnalysisDetailFailedStageInsights:
+		return true
+	case AnalysisDetailFailedStageInspect:
+		return true
+	case AnalysisDetailFailedStageLessThannil:
+		return true
+	case AnalysisDetailFailedStageParse:
+		return true
+	case AnalysisDetailFailedStageReconcile:
+		return true
+	case AnalysisDetailFailedStageText:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalysisDetailStatus.
+const (
+	AnalysisDetailStatusCompleted        AnalysisDetailStatus = "completed"
+	AnalysisDetailStatusFailed           AnalysisDetailStatus = "failed"
+	AnalysisDetailStatusPasswordRequired AnalysisDetailStatus = "password_required"
+	AnalysisDetailStatusProcessing       AnalysisDetailStatus = "processing"
+	AnalysisDetailStatusRequiresReview   AnalysisDetailStatus = "requires_review"
+	AnalysisDetailStatusUploaded         AnalysisDetailStatus = "uploaded"
+)
+
+// Valid indicates whether the value is a known member of the AnalysisDetailStatus enum.
+func (e AnalysisDetailStatus) Valid() bool {
+	switch e {
+	case AnalysisDetailStatusCompleted:
+		return true
+	case AnalysisDetailStatusFailed:
+		return true
+	case AnalysisDetailStatusPasswordRequired:
+		return true
+	case AnalysisDetailStatusProcessing:
+		return true
+	case AnalysisDetailStatusRequiresReview:
+		return true
+	case AnalysisDetailStatusUploaded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalysisFileKind.
+const (
+	AnalysisFileKindCamt053 AnalysisFileKind = "camt053"
+	AnalysisFileKindCsv     AnalysisFileKind = "csv"
+	AnalysisFileKindOfx     AnalysisFileKind = "ofx"
+	AnalysisFileKindPdf     AnalysisFileKind = "pdf"
+)
+
+// Valid indicates whether the value is a known member of the AnalysisFileKind enum.
+func (e AnalysisFileKind) Valid() bool {
+	switch e {
+	case AnalysisFileKindCamt053:
+		return true
+	case AnalysisFileKindCsv:
+		return true
+	case AnalysisFileKindOfx:
+		return true
+	case AnalysisFileKindPdf:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalysisSignalKind.
+const (
+	DuplicateRows         AnalysisSignalKind = "duplicate_rows"
+	FontMismatch          AnalysisSignalKind = "font_mismatch"
+	IncrementalUpdate     AnalysisSignalKind = "incremental_update"
+	ModifiedAfterCreation AnalysisSignalKind = "modified_after_creation"
+	ProducerMismatch      AnalysisSignalKind = "producer_mismatch"
+	ReconciliationFailed  AnalysisSignalKind = "reconciliation_failed"
+)
+
+// Valid indicates whether the value is a known member of the AnalysisSignalKind enum.
+func (e AnalysisSignalKind) Valid() bool {
+	switch e {
+	case DuplicateRows:
+		return true
+	case FontMismatch:
+		return true
+	case IncrementalUpdate:
+		return true
+	case ModifiedAfterCreation:
+		return true
+	case ProducerMismatch:
+		return true
+	case ReconciliationFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalysisStatementSource.
+const (
+	AnalysisStatementSourceCamt053 AnalysisStatementSource = "camt053"
+	AnalysisStatementSourceCsv     AnalysisStatementSource = "csv"
+	AnalysisStatementSourceOfx     AnalysisStatementSource = "ofx"
+	AnalysisStatementSourcePdf     AnalysisStatementSource = "pdf"
+	AnalysisStatementSourcePdfOcr  AnalysisStatementSource = "pdf_ocr"
+)
+
+// Valid indicates whether the value is a known member of the AnalysisStatementSource enum.
+func (e AnalysisStatementSource) Valid() bool {
+	switch e {
+	case AnalysisStatementSourceCamt053:
+		return true
+	case AnalysisStatementSourceCsv:
+		return true
+	case AnalysisStatementSourceOfx:
+		return true
+	case AnalysisStatementSourcePdf:
+		return true
+	case AnalysisStatementSourcePdfOcr:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalysisStreamFrequency.
+const (
+	Biweekly  AnalysisStreamFrequency = "biweekly"
+	Irregular AnalysisStreamFrequency = "irregular"
+	Monthly   AnalysisStreamFrequency = "monthly"
+	Quarterly AnalysisStreamFrequency = "quarterly"
+	Weekly    AnalysisStreamFrequency = "weekly"
+)
+
+// Valid indicates whether the value is a known member of the AnalysisStreamFrequency enum.
+func (e AnalysisStreamFrequency) Valid() bool {
+	switch e {
+	case Biweekly:
+		return true
+	case Irregular:
+		return true
+	case Monthly:
+		return true
+	case Quarterly:
+		return true
+	case Weekly:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApprovalStatus.
 const (
 	ApprovalStatusApproved  ApprovalStatus = "approved"
@@ -78,6 +357,240 @@ func (e ApprovalStatus) Valid() bool {
 	case ApprovalStatusPending:
 		return true
 	case ApprovalStatusRejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AutomationExchangeConversationRole.
+const (
+	AutomationExchangeConversationRoleAssistant AutomationExchangeConversationRole = "assistant"
+	AutomationExchangeConversationRoleSystem    AutomationExchangeConversationRole = "system"
+	AutomationExchangeConversationRoleUser      AutomationExchangeConversationRole = "user"
+)
+
+// Valid indicates whether the value is a known member of the AutomationExchangeConversationRole enum.
+func (e AutomationExchangeConversationRole) Valid() bool {
+	switch e {
+	case AutomationExchangeConversationRoleAssistant:
+		return true
+	case AutomationExchangeConversationRoleSystem:
+		return true
+	case AutomationExchangeConversationRoleUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AutomationExchangePolicy.
+const (
+	Keep   AutomationExchangePolicy = "keep"
+	Redact AutomationExchangePolicy = "redact"
+)
+
+// Valid indicates whether the value is a known member of the AutomationExchangePolicy enum.
+func (e AutomationExchangePolicy) Valid() bool {
+	switch e {
+	case Keep:
+		return true
+	case Redact:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AutomationRunKind.
+const (
+	AutomationRunKindCaseSummary    AutomationRunKind = "case_summary"
+	AutomationRunKindDocumentFields AutomationRunKind = "document_fields"
+	AutomationRunKindSarDraft       AutomationRunKind = "sar_draft"
+)
+
+// Valid indicates whether the value is a known member of the AutomationRunKind enum.
+func (e AutomationRunKind) Valid() bool {
+	switch e {
+	case AutomationRunKindCaseSummary:
+		return true
+	case AutomationRunKindDocumentFields:
+		return true
+	case AutomationRunKindSarDraft:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AutomationRunStatus.
+const (
+	AutomationRunStatusCompleted AutomationRunStatus = "completed"
+	AutomationRunStatusFailed    AutomationRunStatus = "failed"
+	AutomationRunStatusPending   AutomationRunStatus = "pending"
+	AutomationRunStatusRunning   AutomationRunStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the AutomationRunStatus enum.
+func (e AutomationRunStatus) Valid() bool {
+	switch e {
+	case AutomationRunStatusCompleted:
+		return true
+	case AutomationRunStatusFailed:
+		return true
+	case AutomationRunStatusPending:
+		return true
+	case AutomationRunStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CaseOutcome.
+const (
+	CaseOutcomeConfirmedRisk CaseOutcome = "confirmed_risk"
+	CaseOutcomeFalsePositive CaseOutcome = "false_positive"
+	CaseOutcomeLessThannil   CaseOutcome = "<nil>"
+	CaseOutcomeValuableAlert CaseOutcome = "valuable_alert"
+)
+
+// Valid indicates whether the value is a known member of the CaseOutcome enum.
+func (e CaseOutcome) Valid() bool {
+	switch e {
+	case CaseOutcomeConfirmedRisk:
+		return true
+	case CaseOutcomeFalsePositive:
+		return true
+	case CaseOutcomeLessThannil:
+		return true
+	case CaseOutcomeValuableAlert:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CasePriority.
+const (
+	CasePriorityCritical CasePriority = "critical"
+	CasePriorityHigh     CasePriority = "high"
+	CasePriorityLow      CasePriority = "low"
+	CasePriorityMedium   CasePriority = "medium"
+)
+
+// Valid indicates whether the value is a known member of the CasePriority enum.
+func (e CasePriority) Valid() bool {
+	switch e {
+	case CasePriorityCritical:
+		return true
+	case CasePriorityHigh:
+		return true
+	case CasePriorityLow:
+		return true
+	case CasePriorityMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CaseStatus.
+const (
+	CaseStatusClosed        CaseStatus = "closed"
+	CaseStatusEscalated     CaseStatus = "escalated"
+	CaseStatusInvestigating CaseStatus = "investigating"
+	CaseStatusOpen          CaseStatus = "open"
+	CaseStatusPendingClose  CaseStatus = "pending_close"
+)
+
+// Valid indicates whether the value is a known member of the CaseStatus enum.
+func (e CaseStatus) Valid() bool {
+	switch e {
+	case CaseStatusClosed:
+		return true
+	case CaseStatusEscalated:
+		return true
+	case CaseStatusInvestigating:
+		return true
+	case CaseStatusOpen:
+		return true
+	case CaseStatusPendingClose:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CaseDetailOutcome.
+const (
+	CaseDetailOutcomeConfirmedRisk CaseDetailOutcome = "confirmed_risk"
+	CaseDetailOutcomeFalsePositive CaseDetailOutcome = "false_positive"
+	CaseDetailOutcomeLessThannil   CaseDetailOutcome = "<nil>"
+	CaseDetailOutcomeValuableAlert CaseDetailOutcome = "valuable_alert"
+)
+
+// Valid indicates whether the value is a known member of the CaseDetailOutcome enum.
+func (e CaseDetailOutcome) Valid() bool {
+	switch e {
+	case CaseDetailOutcomeConfirmedRisk:
+		return true
+	case CaseDetailOutcomeFalsePositive:
+		return true
+	case CaseDetailOutcomeLessThannil:
+		return true
+	case CaseDetailOutcomeValuableAlert:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CaseDetailPriority.
+const (
+	CaseDetailPriorityCritical CaseDetailPriority = "critical"
+	CaseDetailPriorityHigh     CaseDetailPriority = "high"
+	CaseDetailPriorityLow      CaseDetailPriority = "low"
+	CaseDetailPriorityMedium   CaseDetailPriority = "medium"
+)
+
+// Valid indicates whether the value is a known member of the CaseDetailPriority enum.
+func (e CaseDetailPriority) Valid() bool {
+	switch e {
+	case CaseDetailPriorityCritical:
+		return true
+	case CaseDetailPriorityHigh:
+		return true
+	case CaseDetailPriorityLow:
+		return true
+	case CaseDetailPriorityMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CaseDetailStatus.
+const (
+	CaseDetailStatusClosed        CaseDetailStatus = "closed"
+	CaseDetailStatusEscalated     CaseDetailStatus = "escalated"
+	CaseDetailStatusInvestigating CaseDetailStatus = "investigating"
+	CaseDetailStatusOpen          CaseDetailStatus = "open"
+	CaseDetailStatusPendingClose  CaseDetailStatus = "pending_close"
+)
+
+// Valid indicates whether the value is a known member of the CaseDetailStatus enum.
+func (e CaseDetailStatus) Valid() bool {
+	switch e {
+	case CaseDetailStatusClosed:
+		return true
+	case CaseDetailStatusEscalated:
+		return true
+	case CaseDetailStatusInvestigating:
+		return true
+	case CaseDetailStatusOpen:
+		return true
+	case CaseDetailStatusPendingClose:
 		return true
 	default:
 		return false
@@ -388,6 +901,7 @@ func (e ExecutionStepStatus) Valid() bool {
 const (
 	Correction ExtractionSource = "correction"
 	Mixed      ExtractionSource = "mixed"
+	Model      ExtractionSource = "model"
 	Ocr        ExtractionSource = "ocr"
 	TextLayer  ExtractionSource = "text_layer"
 )
@@ -398,6 +912,8 @@ func (e ExtractionSource) Valid() bool {
 	case Correction:
 		return true
 	case Mixed:
+		return true
+	case Model:
 		return true
 	case Ocr:
 		return true
@@ -768,6 +1284,30 @@ func (e PingStatus) Valid() bool {
 	}
 }
 
+// Defines values for SARFilingStatus.
+const (
+	SARFilingStatusAcknowledged SARFilingStatus = "acknowledged"
+	SARFilingStatusDraft        SARFilingStatus = "draft"
+	SARFilingStatusRejected     SARFilingStatus = "rejected"
+	SARFilingStatusSubmitted    SARFilingStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the SARFilingStatus enum.
+func (e SARFilingStatus) Valid() bool {
+	switch e {
+	case SARFilingStatusAcknowledged:
+		return true
+	case SARFilingStatusDraft:
+		return true
+	case SARFilingStatusRejected:
+		return true
+	case SARFilingStatusSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ScreeningStatus.
 const (
 	Clear          ScreeningStatus = "clear"
@@ -780,6 +1320,24 @@ func (e ScreeningStatus) Valid() bool {
 	case Clear:
 		return true
 	case PotentialMatch:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScreeningTrigger.
+const (
+	Api        ScreeningTrigger = "api"
+	Monitoring ScreeningTrigger = "monitoring"
+)
+
+// Valid indicates whether the value is a known member of the ScreeningTrigger enum.
+func (e ScreeningTrigger) Valid() bool {
+	switch e {
+	case Api:
+		return true
+	case Monitoring:
 		return true
 	default:
 		return false
@@ -813,15 +1371,168 @@ func (e ScreeningEntryType) Valid() bool {
 	}
 }
 
+// Defines values for ScreeningHitDecision.
+const (
+	ScreeningHitDecisionFalsePositive ScreeningHitDecision = "false_positive"
+	ScreeningHitDecisionTrueMatch     ScreeningHitDecision = "true_match"
+	ScreeningHitDecisionUnresolved    ScreeningHitDecision = "unresolved"
+)
+
+// Valid indicates whether the value is a known member of the ScreeningHitDecision enum.
+func (e ScreeningHitDecision) Valid() bool {
+	switch e {
+	case ScreeningHitDecisionFalsePositive:
+		return true
+	case ScreeningHitDecisionTrueMatch:
+		return true
+	case ScreeningHitDecisionUnresolved:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ScreeningListKind.
 const (
-	ScreeningListKindOrganisation ScreeningListKind = "organisation"
+	ScreeningListKindCsv           ScreeningListKind = "csv"
+	ScreeningListKindOfac          ScreeningListKind = "ofac"
+	ScreeningListKindOpensanctions ScreeningListKind = "opensanctions"
+	ScreeningListKindOrganisation  ScreeningListKind = "organisation"
+	ScreeningListKindUn            ScreeningListKind = "un"
 )
 
 // Valid indicates whether the value is a known member of the ScreeningListKind enum.
 func (e ScreeningListKind) Valid() bool {
 	switch e {
+	case ScreeningListKindCsv:
+		return true
+	case ScreeningListKindOfac:
+		return true
+	case ScreeningListKindOpensanctions:
+		return true
 	case ScreeningListKindOrganisation:
+		return true
+	case ScreeningListKindUn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StatementCategoryRuleDirection.
+const (
+	StatementCategoryRuleDirectionCredit StatementCategoryRuleDirection = "credit"
+	StatementCategoryRuleDirectionDebit  StatementCategoryRuleDirection = "debit"
+)
+
+// Valid indicates whether the value is a known member of the StatementCategoryRuleDirection enum.
+func (e StatementCategoryRuleDirection) Valid() bool {
+	switch e {
+	case StatementCategoryRuleDirectionCredit:
+		return true
+	case StatementCategoryRuleDirectionDebit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StatementTemplateColumnsKind.
+const (
+	StatementTemplateColumnsKindAmount      StatementTemplateColumnsKind = "amount"
+	StatementTemplateColumnsKindBalance     StatementTemplateColumnsKind = "balance"
+	StatementTemplateColumnsKindCredit      StatementTemplateColumnsKind = "credit"
+	StatementTemplateColumnsKindDate        StatementTemplateColumnsKind = "date"
+	StatementTemplateColumnsKindDebit       StatementTemplateColumnsKind = "debit"
+	StatementTemplateColumnsKindDescription StatementTemplateColumnsKind = "description"
+	StatementTemplateColumnsKindValueDate   StatementTemplateColumnsKind = "value_date"
+)
+
+// Valid indicates whether the value is a known member of the StatementTemplateColumnsKind enum.
+func (e StatementTemplateColumnsKind) Valid() bool {
+	switch e {
+	case StatementTemplateColumnsKindAmount:
+		return true
+	case StatementTemplateColumnsKindBalance:
+		return true
+	case StatementTemplateColumnsKindCredit:
+		return true
+	case StatementTemplateColumnsKindDate:
+		return true
+	case StatementTemplateColumnsKindDebit:
+		return true
+	case StatementTemplateColumnsKindDescription:
+		return true
+	case StatementTemplateColumnsKindValueDate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StatementTemplateNumberDecimal.
+const (
+	StatementTemplateNumberDecimalDot   StatementTemplateNumberDecimal = "."
+	StatementTemplateNumberDecimalEmpty StatementTemplateNumberDecimal = ","
+)
+
+// Valid indicates whether the value is a known member of the StatementTemplateNumberDecimal enum.
+func (e StatementTemplateNumberDecimal) Valid() bool {
+	switch e {
+	case StatementTemplateNumberDecimalDot:
+		return true
+	case StatementTemplateNumberDecimalEmpty:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StatementTemplateBodyColumnsKind.
+const (
+	StatementTemplateBodyColumnsKindAmount      StatementTemplateBodyColumnsKind = "amount"
+	StatementTemplateBodyColumnsKindBalance     StatementTemplateBodyColumnsKind = "balance"
+	StatementTemplateBodyColumnsKindCredit      StatementTemplateBodyColumnsKind = "credit"
+	StatementTemplateBodyColumnsKindDate        StatementTemplateBodyColumnsKind = "date"
+	StatementTemplateBodyColumnsKindDebit       StatementTemplateBodyColumnsKind = "debit"
+	StatementTemplateBodyColumnsKindDescription StatementTemplateBodyColumnsKind = "description"
+	StatementTemplateBodyColumnsKindValueDate   StatementTemplateBodyColumnsKind = "value_date"
+)
+
+// Valid indicates whether the value is a known member of the StatementTemplateBodyColumnsKind enum.
+func (e StatementTemplateBodyColumnsKind) Valid() bool {
+	switch e {
+	case StatementTemplateBodyColumnsKindAmount:
+		return true
+	case StatementTemplateBodyColumnsKindBalance:
+		return true
+	case StatementTemplateBodyColumnsKindCredit:
+		return true
+	case StatementTemplateBodyColumnsKindDate:
+		return true
+	case StatementTemplateBodyColumnsKindDebit:
+		return true
+	case StatementTemplateBodyColumnsKindDescription:
+		return true
+	case StatementTemplateBodyColumnsKindValueDate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StatementTemplateBodyNumberDecimal.
+const (
+	StatementTemplateBodyNumberDecimalDot   StatementTemplateBodyNumberDecimal = "."
+	StatementTemplateBodyNumberDecimalEmpty StatementTemplateBodyNumberDecimal = ","
+)
+
+// Valid indicates whether the value is a known member of the StatementTemplateBodyNumberDecimal enum.
+func (e StatementTemplateBodyNumberDecimal) Valid() bool {
+	switch e {
+	case StatementTemplateBodyNumberDecimalDot:
+		return true
+	case StatementTemplateBodyNumberDecimalEmpty:
 		return true
 	default:
 		return false
@@ -900,6 +1611,42 @@ func (e WebhookDeliveryDetailStatus) Valid() bool {
 	}
 }
 
+// Defines values for ListAlertsParamsSource.
+const (
+	ListAlertsParamsSourceFraud     ListAlertsParamsSource = "fraud"
+	ListAlertsParamsSourceScreening ListAlertsParamsSource = "screening"
+)
+
+// Valid indicates whether the value is a known member of the ListAlertsParamsSource enum.
+func (e ListAlertsParamsSource) Valid() bool {
+	switch e {
+	case ListAlertsParamsSourceFraud:
+		return true
+	case ListAlertsParamsSourceScreening:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListAnalysisTransactionsParamsDirection.
+const (
+	ListAnalysisTransactionsParamsDirectionCredit ListAnalysisTransactionsParamsDirection = "credit"
+	ListAnalysisTransactionsParamsDirectionDebit  ListAnalysisTransactionsParamsDirection = "debit"
+)
+
+// Valid indicates whether the value is a known member of the ListAnalysisTransactionsParamsDirection enum.
+func (e ListAnalysisTransactionsParamsDirection) Valid() bool {
+	switch e {
+	case ListAnalysisTransactionsParamsDirectionCredit:
+		return true
+	case ListAnalysisTransactionsParamsDirectionDebit:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RotateApiKey201JSONResponseBodyDataEnvironment.
 const (
 	RotateApiKey201JSONResponseBodyDataEnvironmentLive    RotateApiKey201JSONResponseBodyDataEnvironment = "live"
@@ -936,6 +1683,162 @@ func (e RotateApiKey201JSONResponseBodyDataStatus) Valid() bool {
 	case RotateApiKey201JSONResponseBodyDataStatusRevoked:
 		return true
 	case RotateApiKey201JSONResponseBodyDataStatusRotated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListAutomationsParamsKind.
+const (
+	ListAutomationsParamsKindCaseSummary    ListAutomationsParamsKind = "case_summary"
+	ListAutomationsParamsKindDocumentFields ListAutomationsParamsKind = "document_fields"
+	ListAutomationsParamsKindSarDraft       ListAutomationsParamsKind = "sar_draft"
+)
+
+// Valid indicates whether the value is a known member of the ListAutomationsParamsKind enum.
+func (e ListAutomationsParamsKind) Valid() bool {
+	switch e {
+	case ListAutomationsParamsKindCaseSummary:
+		return true
+	case ListAutomationsParamsKindDocumentFields:
+		return true
+	case ListAutomationsParamsKindSarDraft:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateAutomationJSONBodyKind.
+const (
+	CreateAutomationJSONBodyKindCaseSummary    CreateAutomationJSONBodyKind = "case_summary"
+	CreateAutomationJSONBodyKindDocumentFields CreateAutomationJSONBodyKind = "document_fields"
+	CreateAutomationJSONBodyKindSarDraft       CreateAutomationJSONBodyKind = "sar_draft"
+)
+
+// Valid indicates whether the value is a known member of the CreateAutomationJSONBodyKind enum.
+func (e CreateAutomationJSONBodyKind) Valid() bool {
+	switch e {
+	case CreateAutomationJSONBodyKindCaseSummary:
+		return true
+	case CreateAutomationJSONBodyKindDocumentFields:
+		return true
+	case CreateAutomationJSONBodyKindSarDraft:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetAutomation200JSONResponseBodyDataKind.
+const (
+	GetAutomation200JSONResponseBodyDataKindCaseSummary    GetAutomation200JSONResponseBodyDataKind = "case_summary"
+	GetAutomation200JSONResponseBodyDataKindDocumentFields GetAutomation200JSONResponseBodyDataKind = "document_fields"
+	GetAutomation200JSONResponseBodyDataKindSarDraft       GetAutomation200JSONResponseBodyDataKind = "sar_draft"
+)
+
+// Valid indicates whether the value is a known member of the GetAutomation200JSONResponseBodyDataKind enum.
+func (e GetAutomation200JSONResponseBodyDataKind) Valid() bool {
+	switch e {
+	case GetAutomation200JSONResponseBodyDataKindCaseSummary:
+		return true
+	case GetAutomation200JSONResponseBodyDataKindDocumentFields:
+		return true
+	case GetAutomation200JSONResponseBodyDataKindSarDraft:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetAutomation200JSONResponseBodyDataStatus.
+const (
+	GetAutomation200JSONResponseBodyDataStatusCompleted GetAutomation200JSONResponseBodyDataStatus = "completed"
+	GetAutomation200JSONResponseBodyDataStatusFailed    GetAutomation200JSONResponseBodyDataStatus = "failed"
+	GetAutomation200JSONResponseBodyDataStatusPending   GetAutomation200JSONResponseBodyDataStatus = "pending"
+	GetAutomation200JSONResponseBodyDataStatusRunning   GetAutomation200JSONResponseBodyDataStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the GetAutomation200JSONResponseBodyDataStatus enum.
+func (e GetAutomation200JSONResponseBodyDataStatus) Valid() bool {
+	switch e {
+	case GetAutomation200JSONResponseBodyDataStatusCompleted:
+		return true
+	case GetAutomation200JSONResponseBodyDataStatusFailed:
+		return true
+	case GetAutomation200JSONResponseBodyDataStatusPending:
+		return true
+	case GetAutomation200JSONResponseBodyDataStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateCaseJSONBodyPriority.
+const (
+	CreateCaseJSONBodyPriorityCritical CreateCaseJSONBodyPriority = "critical"
+	CreateCaseJSONBodyPriorityHigh     CreateCaseJSONBodyPriority = "high"
+	CreateCaseJSONBodyPriorityLow      CreateCaseJSONBodyPriority = "low"
+	CreateCaseJSONBodyPriorityMedium   CreateCaseJSONBodyPriority = "medium"
+)
+
+// Valid indicates whether the value is a known member of the CreateCaseJSONBodyPriority enum.
+func (e CreateCaseJSONBodyPriority) Valid() bool {
+	switch e {
+	case CreateCaseJSONBodyPriorityCritical:
+		return true
+	case CreateCaseJSONBodyPriorityHigh:
+		return true
+	case CreateCaseJSONBodyPriorityLow:
+		return true
+	case CreateCaseJSONBodyPriorityMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UpdateCaseJSONBodyPriority.
+const (
+	UpdateCaseJSONBodyPriorityCritical UpdateCaseJSONBodyPriority = "critical"
+	UpdateCaseJSONBodyPriorityHigh     UpdateCaseJSONBodyPriority = "high"
+	UpdateCaseJSONBodyPriorityLow      UpdateCaseJSONBodyPriority = "low"
+	UpdateCaseJSONBodyPriorityMedium   UpdateCaseJSONBodyPriority = "medium"
+)
+
+// Valid indicates whether the value is a known member of the UpdateCaseJSONBodyPriority enum.
+func (e UpdateCaseJSONBodyPriority) Valid() bool {
+	switch e {
+	case UpdateCaseJSONBodyPriorityCritical:
+		return true
+	case UpdateCaseJSONBodyPriorityHigh:
+		return true
+	case UpdateCaseJSONBodyPriorityLow:
+		return true
+	case UpdateCaseJSONBodyPriorityMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProposeCloseCaseJSONBodyOutcome.
+const (
+	ProposeCloseCaseJSONBodyOutcomeConfirmedRisk ProposeCloseCaseJSONBodyOutcome = "confirmed_risk"
+	ProposeCloseCaseJSONBodyOutcomeFalsePositive ProposeCloseCaseJSONBodyOutcome = "false_positive"
+	ProposeCloseCaseJSONBodyOutcomeValuableAlert ProposeCloseCaseJSONBodyOutcome = "valuable_alert"
+)
+
+// Valid indicates whether the value is a known member of the ProposeCloseCaseJSONBodyOutcome enum.
+func (e ProposeCloseCaseJSONBodyOutcome) Valid() bool {
+	switch e {
+	case ProposeCloseCaseJSONBodyOutcomeConfirmedRisk:
+		return true
+	case ProposeCloseCaseJSONBodyOutcomeFalsePositive:
+		return true
+	case ProposeCloseCaseJSONBodyOutcomeValuableAlert:
 		return true
 	default:
 		return false
@@ -1095,6 +1998,75 @@ func (e CreateScreeningJSONBodyEntityType) Valid() bool {
 	}
 }
 
+// Defines values for ResolveScreeningHitJSONBodyDecision.
+const (
+	ResolveScreeningHitJSONBodyDecisionFalsePositive ResolveScreeningHitJSONBodyDecision = "false_positive"
+	ResolveScreeningHitJSONBodyDecisionTrueMatch     ResolveScreeningHitJSONBodyDecision = "true_match"
+)
+
+// Valid indicates whether the value is a known member of the ResolveScreeningHitJSONBodyDecision enum.
+func (e ResolveScreeningHitJSONBodyDecision) Valid() bool {
+	switch e {
+	case ResolveScreeningHitJSONBodyDecisionFalsePositive:
+		return true
+	case ResolveScreeningHitJSONBodyDecisionTrueMatch:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateStatementTemplateJSONBodyColumnsKind.
+const (
+	CreateStatementTemplateJSONBodyColumnsKindAmount      CreateStatementTemplateJSONBodyColumnsKind = "amount"
+	CreateStatementTemplateJSONBodyColumnsKindBalance     CreateStatementTemplateJSONBodyColumnsKind = "balance"
+	CreateStatementTemplateJSONBodyColumnsKindCredit      CreateStatementTemplateJSONBodyColumnsKind = "credit"
+	CreateStatementTemplateJSONBodyColumnsKindDate        CreateStatementTemplateJSONBodyColumnsKind = "date"
+	CreateStatementTemplateJSONBodyColumnsKindDebit       CreateStatementTemplateJSONBodyColumnsKind = "debit"
+	CreateStatementTemplateJSONBodyColumnsKindDescription CreateStatementTemplateJSONBodyColumnsKind = "description"
+	CreateStatementTemplateJSONBodyColumnsKindValueDate   CreateStatementTemplateJSONBodyColumnsKind = "value_date"
+)
+
+// Valid indicates whether the value is a known member of the CreateStatementTemplateJSONBodyColumnsKind enum.
+func (e CreateStatementTemplateJSONBodyColumnsKind) Valid() bool {
+	switch e {
+	case CreateStatementTemplateJSONBodyColumnsKindAmount:
+		return true
+	case CreateStatementTemplateJSONBodyColumnsKindBalance:
+		return true
+	case CreateStatementTemplateJSONBodyColumnsKindCredit:
+		return true
+	case CreateStatementTemplateJSONBodyColumnsKindDate:
+		return true
+	case CreateStatementTemplateJSONBodyColumnsKindDebit:
+		return true
+	case CreateStatementTemplateJSONBodyColumnsKindDescription:
+		return true
+	case CreateStatementTemplateJSONBodyColumnsKindValueDate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateStatementTemplateJSONBodyNumberDecimal.
+const (
+	CreateStatementTemplateJSONBodyNumberDecimalDot   CreateStatementTemplateJSONBodyNumberDecimal = "."
+	CreateStatementTemplateJSONBodyNumberDecimalEmpty CreateStatementTemplateJSONBodyNumberDecimal = ","
+)
+
+// Valid indicates whether the value is a known member of the CreateStatementTemplateJSONBodyNumberDecimal enum.
+func (e CreateStatementTemplateJSONBodyNumberDecimal) Valid() bool {
+	switch e {
+	case CreateStatementTemplateJSONBodyNumberDecimalDot:
+		return true
+	case CreateStatementTemplateJSONBodyNumberDecimalEmpty:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateUserJSONBodyRole.
 const (
 	CreateUserJSONBodyRoleAdmin    CreateUserJSONBodyRole = "admin"
@@ -1213,6 +2185,311 @@ type APIKeyEnvironment string
 // APIKeyStatus defines model for APIKey.Status.
 type APIKeyStatus string
 
+// Alert defines model for Alert.
+type Alert struct {
+	CaseId     *string                `json:"caseId"`
+	CreatedAt  time.Time              `json:"createdAt"`
+	CustomerId *string                `json:"customerId"`
+	Details    map[string]interface{} `json:"details"`
+
+	// Id alr_…
+	Id          string      `json:"id"`
+	ReasonCodes []string    `json:"reasonCodes"`
+	Score       float32     `json:"score"`
+	Source      AlertSource `json:"source"`
+
+	// SourceRef the screening (scr_) or decision (dec_) that raised it
+	SourceRef string      `json:"sourceRef"`
+	Status    AlertStatus `json:"status"`
+	Subject   *string     `json:"subject"`
+	Summary   *string     `json:"summary"`
+}
+
+// AlertSource defines model for Alert.Source.
+type AlertSource string
+
+// AlertStatus defines model for Alert.Status.
+type AlertStatus string
+
+// Analysis defines model for Analysis.
+type Analysis struct {
+	CompletedAt  *time.Time           `json:"completedAt"`
+	CreatedAt    time.Time            `json:"createdAt"`
+	ErrorMessage *string              `json:"errorMessage"`
+	ExternalId   *string              `json:"externalId"`
+	ExternalRef  *string              `json:"externalRef"`
+	FailedStage  *AnalysisFailedStage `json:"failedStage"`
+	Files        []AnalysisFile       `json:"files"`
+
+	// Id ana_…, also the Temporal workflow id of its pipeline
+	Id string `json:"id"`
+
+	// Reasons why it requires review (reconciliation failed, tamper risk, low OCR confidence)
+	Reasons []string `json:"reasons"`
+
+	// RiskScore the tamper signals' overall score, once decided (evidence, never a verdict)
+	RiskScore *int `json:"riskScore"`
+
+	// Status uploaded (stored) → processing (the pipeline runs) → completed, requires_review or failed;
+	// password_required while an encrypted PDF waits for POST /api/analyses/{id}/password;
+	// a correction decides again (completed or requires_review).
+	Status     AnalysisStatus `json:"status"`
+	UpdatedAt  time.Time      `json:"updatedAt"`
+	UploadedBy *string        `json:"uploadedBy"`
+
+	// Version 0 until decided, 1 the pipeline's result, +1 per correction
+	Version int `json:"version"`
+}
+
+// AnalysisFailedStage defines model for Analysis.FailedStage.
+type AnalysisFailedStage string
+
+// AnalysisStatus uploaded (stored) → processing (the pipeline runs) → completed, requires_review or failed;
+// password_required while an encrypted PDF waits for POST /api/analyses/{id}/password;
+// a correction decides again (completed or requires_review).
+type AnalysisStatus string
+
+// AnalysisCheck defines model for AnalysisCheck.
+type AnalysisCheck struct {
+	Actual   *int    `json:"actual,omitempty"`
+	Expected *int    `json:"expected,omitempty"`
+	Message  *string `json:"message,omitempty"`
+	Name     string  `json:"name"`
+	Ok       bool    `json:"ok"`
+	Page     *int    `json:"page,omitempty"`
+
+	// Row the first transaction (index) where the check breaks
+	Row     *int  `json:"row,omitempty"`
+	Skipped *bool `json:"skipped,omitempty"`
+}
+
+// AnalysisDetail defines model for AnalysisDetail.
+type AnalysisDetail struct {
+	CompletedAt  *time.Time                 `json:"completedAt"`
+	CreatedAt    time.Time                  `json:"createdAt"`
+	ErrorMessage *string                    `json:"errorMessage"`
+	ExternalId   *string                    `json:"externalId"`
+	ExternalRef  *string                    `json:"externalRef"`
+	FailedStage  *AnalysisDetailFailedStage `json:"failedStage"`
+	Files        []AnalysisFile             `json:"files"`
+
+	// Id ana_…, also the Temporal workflow id of its pipeline
+	Id       string            `json:"id"`
+	Insights *AnalysisInsights `json:"insights"`
+
+	// Reasons why it requires review (reconciliation failed, tamper risk, low OCR confidence)
+	Reasons        []string                `json:"reasons"`
+	Reconciliation *AnalysisReconciliation `json:"reconciliation"`
+
+	// RiskScore the tamper signals' overall score, once decided (evidence, never a verdict)
+	RiskScore *int `json:"riskScore"`
+	Signals   *struct {
+		Risk    int               `json:"risk"`
+		Signals *[]AnalysisSignal `json:"signals"`
+	} `json:"signals"`
+	Statements []AnalysisStatement `json:"statements"`
+
+	// Status uploaded (stored) → processing (the pipeline runs) → completed, requires_review or failed;
+	// password_required while an encrypted PDF waits for POST /api/analyses/{id}/password;
+	// a correction decides again (completed or requires_review).
+	Status     AnalysisDetailStatus `json:"status"`
+	UpdatedAt  time.Time            `json:"updatedAt"`
+	UploadedBy *string              `json:"uploadedBy"`
+
+	// Version 0 until decided, 1 the pipeline's result, +1 per correction
+	Version int `json:"version"`
+}
+
+// AnalysisDetailFailedStage defines model for AnalysisDetail.FailedStage.
+type AnalysisDetailFailedStage string
+
+// AnalysisDetailStatus uploaded (stored) → processing (the pipeline runs) → completed, requires_review or failed;
+// password_required while an encrypted PDF waits for POST /api/analyses/{id}/password;
+// a correction decides again (completed or requires_review).
+type AnalysisDetailStatus string
+
+// AnalysisFile defines model for AnalysisFile.
+type AnalysisFile struct {
+	// Detection the bank template chosen for a PDF and why
+	Detection *struct {
+		Bank string `json:"bank"`
+
+		// ByMetadata the PDF's Producer or Creator named the bank's system
+		ByMetadata bool `json:"byMetadata"`
+
+		// ByText printed markers and headers that matched
+		ByText *[]string `json:"byText"`
+		Score  float32   `json:"score"`
+
+		// Template a built-in template's id or an organisation's tpl_…
+		Template string `json:"template"`
+	} `json:"detection"`
+	Filename string `json:"filename"`
+
+	// Kind detected from the bytes
+	Kind AnalysisFileKind `json:"kind"`
+
+	// MeanConfidence the text's mean word confidence (1 for machine-readable files)
+	MeanConfidence *float32 `json:"meanConfidence"`
+	Pages          *int     `json:"pages"`
+	PdfMetadata    *struct {
+		CreationDate  *time.Time `json:"creationDate,omitempty"`
+		Creator       *string    `json:"creator,omitempty"`
+		Encrypted     *bool      `json:"encrypted,omitempty"`
+		FirstProducer *string    `json:"firstProducer,omitempty"`
+		Linearized    *bool      `json:"linearized,omitempty"`
+		ModDate       *time.Time `json:"modDate,omitempty"`
+		Producer      *string    `json:"producer,omitempty"`
+		Revisions     *int       `json:"revisions,omitempty"`
+	} `json:"pdfMetadata"`
+
+	// Scanned true when its pages were OCR'd
+	Scanned *bool  `json:"scanned"`
+	Sha256  string `json:"sha256"`
+	Size    int    `json:"size"`
+
+	// Statements indexes of the statements read from this file
+	Statements []int `json:"statements"`
+}
+
+// AnalysisFileKind detected from the bytes
+type AnalysisFileKind string
+
+// AnalysisInsights defines model for AnalysisInsights.
+type AnalysisInsights struct {
+	AverageDailyBalance *int `json:"averageDailyBalance,omitempty"`
+	Categories          []struct {
+		Category string `json:"category"`
+		Count    int    `json:"count"`
+		Inflow   int    `json:"inflow"`
+		Outflow  int    `json:"outflow"`
+	} `json:"categories"`
+	Currency            string                `json:"currency"`
+	DaysOverdrawn       int                   `json:"daysOverdrawn"`
+	IncomeStreams       []AnalysisStream      `json:"incomeStreams"`
+	LargestTransactions []AnalysisTransaction `json:"largestTransactions"`
+	Months              []struct {
+		Count  int `json:"count"`
+		Inflow int `json:"inflow"`
+
+		// Month YYYY-MM
+		Month   string `json:"month"`
+		Net     int    `json:"net"`
+		Outflow int    `json:"outflow"`
+	} `json:"months"`
+	NsfCount          int              `json:"nsfCount"`
+	OverdraftCount    int              `json:"overdraftCount"`
+	RecurringPayments []AnalysisStream `json:"recurringPayments"`
+	TotalInflow       int              `json:"totalInflow"`
+	TotalOutflow      int              `json:"totalOutflow"`
+}
+
+// AnalysisReconciliation defines model for AnalysisReconciliation.
+type AnalysisReconciliation struct {
+	// Continuity closing = next opening, no missing days
+	Continuity []AnalysisCheck `json:"continuity"`
+	Ok         bool            `json:"ok"`
+	Statements *[]struct {
+		Credits         int              `json:"credits"`
+		Debits          int              `json:"debits"`
+		Failures        *[]AnalysisCheck `json:"failures,omitempty"`
+		Ok              bool             `json:"ok"`
+		RunningBalances AnalysisCheck    `json:"runningBalances"`
+		Statement       int              `json:"statement"`
+		Totals          AnalysisCheck    `json:"totals"`
+	} `json:"statements"`
+}
+
+// AnalysisSignal tamper evidence, never a verdict
+type AnalysisSignal struct {
+	Actual    *string            `json:"actual,omitempty"`
+	Expected  *string            `json:"expected,omitempty"`
+	Field     string             `json:"field"`
+	File      int                `json:"file"`
+	Kind      AnalysisSignalKind `json:"kind"`
+	Message   string             `json:"message"`
+	Page      *int               `json:"page,omitempty"`
+	Row       *int               `json:"row,omitempty"`
+	Statement *int               `json:"statement,omitempty"`
+}
+
+// AnalysisSignalKind defines model for AnalysisSignal.Kind.
+type AnalysisSignalKind string
+
+// AnalysisStatement one parsed statement; amounts are integers in minor units (cents)
+type AnalysisStatement struct {
+	Account        *string `json:"account"`
+	Bank           *string `json:"bank"`
+	ClosingBalance *int    `json:"closingBalance"`
+	Credits        int     `json:"credits"`
+	Currency       string  `json:"currency"`
+
+	// Debits positive
+	Debits         int                     `json:"debits"`
+	File           int                     `json:"file"`
+	Index          int                     `json:"index"`
+	OpeningBalance *int                    `json:"openingBalance"`
+	Pages          int                     `json:"pages"`
+	PeriodEnd      *openapi_types.Date     `json:"periodEnd"`
+	PeriodStart    *openapi_types.Date     `json:"periodStart"`
+	Source         AnalysisStatementSource `json:"source"`
+	Template       *string                 `json:"template"`
+
+	// Transactions how many (GET /api/analyses/{id}/transactions lists them)
+	Transactions int `json:"transactions"`
+}
+
+// AnalysisStatementSource defines model for AnalysisStatement.Source.
+type AnalysisStatementSource string
+
+// AnalysisStream defines model for AnalysisStream.
+type AnalysisStream struct {
+	Average      int                     `json:"average"`
+	Category     string                  `json:"category"`
+	Count        int                     `json:"count"`
+	Currency     string                  `json:"currency"`
+	First        time.Time               `json:"first"`
+	Frequency    AnalysisStreamFrequency `json:"frequency"`
+	IntervalDays int                     `json:"intervalDays"`
+	Last         time.Time               `json:"last"`
+	Name         string                  `json:"name"`
+	NextExpected *time.Time              `json:"nextExpected,omitempty"`
+	Payroll      *bool                   `json:"payroll,omitempty"`
+	Total        int                     `json:"total"`
+}
+
+// AnalysisStreamFrequency defines model for AnalysisStream.Frequency.
+type AnalysisStreamFrequency string
+
+// AnalysisTransaction one booked movement; amount signed (credits positive), in minor units
+type AnalysisTransaction struct {
+	Amount int `json:"amount"`
+
+	// AmountFromBalance OCR could not read the amount; taken from the running balances
+	AmountFromBalance *bool `json:"amountFromBalance,omitempty"`
+	AmountUnread      *bool `json:"amountUnread,omitempty"`
+
+	// Balance the running balance printed after the row
+	Balance         *int      `json:"balance,omitempty"`
+	BalanceInferred *bool     `json:"balanceInferred,omitempty"`
+	Category        *string   `json:"category,omitempty"`
+	Confidence      *float32  `json:"confidence,omitempty"`
+	Currency        string    `json:"currency"`
+	Date            time.Time `json:"date"`
+
+	// Description continuation lines joined with spaces
+	Description string `json:"description"`
+
+	// Index the row's position in its statement
+	Index     int     `json:"index"`
+	Line      *int    `json:"line,omitempty"`
+	Page      *int    `json:"page,omitempty"`
+	Reference *string `json:"reference,omitempty"`
+
+	// Statement the statement's index (transaction lists)
+	Statement *int `json:"statement,omitempty"`
+}
+
 // Approval defines model for Approval.
 type Approval struct {
 	ActionLabel string `json:"actionLabel"`
@@ -1263,6 +2540,178 @@ type AuditLog struct {
 
 	// UserId the effective user: a key's bound user or the session's user
 	UserId *string `json:"userId"`
+}
+
+// AutomationExchange The audit record of one model step attempt. conversation is what was sent and received after
+// secrets were redacted; under ai.audit=redact each content is only its size.
+type AutomationExchange struct {
+	// Attempts answers asked (2 when the first broke the schema)
+	Attempts     int `json:"attempts"`
+	Conversation []struct {
+		Content string                             `json:"content"`
+		Role    AutomationExchangeConversationRole `json:"role"`
+	} `json:"conversation"`
+	CreatedAt    time.Time `json:"createdAt"`
+	ErrorMessage *string   `json:"errorMessage"`
+
+	// Id <step or run id>:<activity attempt>
+	Id        string                   `json:"id"`
+	LatencyMs int                      `json:"latencyMs"`
+	Model     *string                  `json:"model"`
+	Policy    AutomationExchangePolicy `json:"policy"`
+	Usage     AutomationUsage          `json:"usage"`
+}
+
+// AutomationExchangeConversationRole defines model for AutomationExchange.Conversation.Role.
+type AutomationExchangeConversationRole string
+
+// AutomationExchangePolicy defines model for AutomationExchange.Policy.
+type AutomationExchangePolicy string
+
+// AutomationRun A run of a built-in automation. result is machine-written (machineWritten is always true): a case
+// summary {summary, keyRisks, recommendedAction}, a SAR draft {narrative, suspiciousFacts,
+// missingEvidence} that a person edits and submits under four-eyes, or the fields a model read from a
+// document (the document is then in requires_review). null until the run completes.
+type AutomationRun struct {
+	CompletedAt  *time.Time `json:"completedAt"`
+	CreatedAt    time.Time  `json:"createdAt"`
+	ErrorMessage *string    `json:"errorMessage"`
+	ExternalId   *string    `json:"externalId"`
+
+	// Id aut_…
+	Id             string            `json:"id"`
+	Kind           AutomationRunKind `json:"kind"`
+	MachineWritten bool              `json:"machineWritten"`
+	Model          *string           `json:"model"`
+
+	// RequestedBy usr_… who asked; a SAR draft's drafter
+	RequestedBy *string             `json:"requestedBy"`
+	Result      interface{}         `json:"result"`
+	Status      AutomationRunStatus `json:"status"`
+
+	// SubjectId the case or document
+	SubjectId string          `json:"subjectId"`
+	UpdatedAt time.Time       `json:"updatedAt"`
+	Usage     AutomationUsage `json:"usage"`
+}
+
+// AutomationRunKind defines model for AutomationRun.Kind.
+type AutomationRunKind string
+
+// AutomationRunStatus defines model for AutomationRun.Status.
+type AutomationRunStatus string
+
+// AutomationUsage defines model for AutomationUsage.
+type AutomationUsage struct {
+	CompletionTokens int `json:"completionTokens"`
+	PromptTokens     int `json:"promptTokens"`
+	TotalTokens      int `json:"totalTokens"`
+}
+
+// Case defines model for Case.
+type Case struct {
+	AssigneeId *string    `json:"assigneeId"`
+	ClosedAt   *time.Time `json:"closedAt"`
+
+	// ClosedBy the second user, who approved the closure
+	ClosedBy  *string   `json:"closedBy"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy null for a case the gathering of alerts opened
+	CreatedBy  *string    `json:"createdBy"`
+	CustomerId *string    `json:"customerId"`
+	DueAt      *time.Time `json:"dueAt"`
+
+	// Id cas_…
+	Id       string       `json:"id"`
+	Outcome  *CaseOutcome `json:"outcome"`
+	Priority CasePriority `json:"priority"`
+
+	// ProposedBy the user who proposed the pending closure
+	ProposedBy        *string    `json:"proposedBy"`
+	ProposedOutcome   *string    `json:"proposedOutcome"`
+	ProposedRationale *string    `json:"proposedRationale"`
+	Rationale         *string    `json:"rationale"`
+	Status            CaseStatus `json:"status"`
+
+	// Summary a machine-written summary (AI automation)
+	Summary   *string   `json:"summary"`
+	Title     string    `json:"title"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// CaseOutcome defines model for Case.Outcome.
+type CaseOutcome string
+
+// CasePriority defines model for Case.Priority.
+type CasePriority string
+
+// CaseStatus defines model for Case.Status.
+type CaseStatus string
+
+// CaseDetail defines model for CaseDetail.
+type CaseDetail struct {
+	Alerts     []Alert    `json:"alerts"`
+	AssigneeId *string    `json:"assigneeId"`
+	ClosedAt   *time.Time `json:"closedAt"`
+
+	// ClosedBy the second user, who approved the closure
+	ClosedBy  *string   `json:"closedBy"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy null for a case the gathering of alerts opened
+	CreatedBy  *string    `json:"createdBy"`
+	CustomerId *string    `json:"customerId"`
+	DueAt      *time.Time `json:"dueAt"`
+	Evidence   []struct {
+		AddedBy   *string   `json:"addedBy"`
+		CreatedAt time.Time `json:"createdAt"`
+		Id        string    `json:"id"`
+
+		// Kind screening, decision, document, execution, analysis, identity_attempt, identity_verification, alert
+		Kind string  `json:"kind"`
+		Note *string `json:"note"`
+	} `json:"evidence"`
+
+	// Id cas_…
+	Id       string             `json:"id"`
+	Outcome  *CaseDetailOutcome `json:"outcome"`
+	Priority CaseDetailPriority `json:"priority"`
+
+	// ProposedBy the user who proposed the pending closure
+	ProposedBy        *string          `json:"proposedBy"`
+	ProposedOutcome   *string          `json:"proposedOutcome"`
+	ProposedRationale *string          `json:"proposedRationale"`
+	Rationale         *string          `json:"rationale"`
+	Status            CaseDetailStatus `json:"status"`
+
+	// Summary a machine-written summary (AI automation)
+	Summary   *string     `json:"summary"`
+	Timeline  []CaseEntry `json:"timeline"`
+	Title     string      `json:"title"`
+	UpdatedAt time.Time   `json:"updatedAt"`
+}
+
+// CaseDetailOutcome defines model for CaseDetail.Outcome.
+type CaseDetailOutcome string
+
+// CaseDetailPriority defines model for CaseDetail.Priority.
+type CaseDetailPriority string
+
+// CaseDetailStatus defines model for CaseDetail.Status.
+type CaseDetailStatus string
+
+// CaseEntry defines model for CaseEntry.
+type CaseEntry struct {
+	ActorId   *string                `json:"actorId"`
+	ApiKeyId  *string                `json:"apiKeyId"`
+	Body      *string                `json:"body"`
+	CreatedAt time.Time              `json:"createdAt"`
+	Data      map[string]interface{} `json:"data"`
+	Id        string                 `json:"id"`
+
+	// Kind created, comment, alert_gathered, evidence_linked, assign, escalate, propose-close, approve-close, reject-close, reopen, update, overdue, summary
+	Kind string `json:"kind"`
 }
 
 // CursorPage defines model for CursorPage.
@@ -1549,8 +2998,10 @@ type Extraction struct {
 	Id string `json:"id"`
 
 	// PreviousExtractionId the extraction a correction replaced
-	PreviousExtractionId *string          `json:"previousExtractionId"`
-	Source               ExtractionSource `json:"source"`
+	PreviousExtractionId *string `json:"previousExtractionId"`
+
+	// Source model: read by a language model (automation document_fields, flag machine_extracted), always requires_review
+	Source ExtractionSource `json:"source"`
 
 	// Status what this extraction decided
 	Status     ExtractionStatus `json:"status"`
@@ -1558,7 +3009,7 @@ type Extraction struct {
 	Type       string           `json:"type"`
 }
 
-// ExtractionSource defines model for Extraction.Source.
+// ExtractionSource model: read by a language model (automation document_fields, flag machine_extracted), always requires_review
 type ExtractionSource string
 
 // ExtractionStatus what this extraction decided
@@ -1804,6 +3255,13 @@ type FraudThresholds struct {
 	Review         *int `json:"review,omitempty"`
 }
 
+// FraudValueList defines model for FraudValueList.
+type FraudValueList struct {
+	Count  int      `json:"count"`
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+}
+
 // IdRef defines model for IdRef.
 type IdRef struct {
 	Data struct {
@@ -1838,9 +3296,12 @@ type IdentityAttemptStatus string
 
 // IdentityCheck defines model for IdentityCheck.
 type IdentityCheck struct {
-	Reasons *[]string           `json:"reasons,omitempty"`
-	Score   *float32            `json:"score,omitempty"`
-	Status  IdentityCheckStatus `json:"status"`
+	Reasons *[]string `json:"reasons,omitempty"`
+	Score   *float32  `json:"score,omitempty"`
+
+	// ScreeningId the screening (scr_…) the screening check read
+	ScreeningId *string             `json:"screeningId,omitempty"`
+	Status      IdentityCheckStatus `json:"status"`
 
 	// Type document, mrz, expiry, minimum_age, name, birth_date, document_number, nationality, quality, tamper, screening
 	Type string `json:"type"`
@@ -1874,7 +3335,7 @@ type IdentityPolicy struct {
 	// MinimumAge whole years on the day of the attempt; 0 or absent: no age check
 	MinimumAge *int `json:"minimumAge,omitempty"`
 
-	// RequireScreening screening of the person is a required check (review while the screening product is not connected)
+	// RequireScreening screening of the person is a required check, through the screening product with the organisation's identity service principal key (review with screening_unavailable while none is connected)
 	RequireScreening *bool `json:"requireScreening,omitempty"`
 
 	// TimeToCompleteSeconds the verification expires when no attempt is in by then; default 7 days
@@ -1900,12 +3361,15 @@ type IdentityVerification struct {
 	Policy IdentityPolicy `json:"policy"`
 
 	// Reasons reason codes of the last decision (document_expired, under_minimum_age, name_mismatch, …)
-	Reasons    []string                   `json:"reasons"`
-	Reference  *string                    `json:"reference"`
-	ReviewedAt *time.Time                 `json:"reviewedAt"`
-	ReviewedBy *string                    `json:"reviewedBy"`
-	Status     IdentityVerificationStatus `json:"status"`
-	UpdatedAt  time.Time                  `json:"updatedAt"`
+	Reasons   []string `json:"reasons"`
+	Reference *string  `json:"reference"`
+
+	// ReviewComment the reviewer's note on the decision
+	ReviewComment *string                    `json:"reviewComment"`
+	ReviewedAt    *time.Time                 `json:"reviewedAt"`
+	ReviewedBy    *string                    `json:"reviewedBy"`
+	Status        IdentityVerificationStatus `json:"status"`
+	UpdatedAt     time.Time                  `json:"updatedAt"`
 }
 
 // IdentityVerificationStatus defines model for IdentityVerification.Status.
@@ -2019,19 +3483,74 @@ type RateLimited struct {
 	Limit  int    `json:"limit"`
 }
 
+// SARFields defines model for SARFields.
+type SARFields struct {
+	ActivityFrom *openapi_types.Date `json:"activityFrom,omitempty"`
+	ActivityTo   *openapi_types.Date `json:"activityTo,omitempty"`
+	Amount       *float32            `json:"amount,omitempty"`
+
+	// Currency default EUR
+	Currency  *string `json:"currency,omitempty"`
+	Narrative *string `json:"narrative,omitempty"`
+
+	// Subjects customer ids; default the case's customer
+	Subjects *[]string `json:"subjects,omitempty"`
+}
+
+// SARFiling defines model for SARFiling.
+type SARFiling struct {
+	ActivityFrom openapi_types.Date `json:"activityFrom"`
+	ActivityTo   openapi_types.Date `json:"activityTo"`
+	Amount       float32            `json:"amount"`
+	AnsweredAt   *time.Time         `json:"answeredAt"`
+	Attempts     int                `json:"attempts"`
+	CaseId       string             `json:"caseId"`
+	CreatedAt    time.Time          `json:"createdAt"`
+	Currency     string             `json:"currency"`
+
+	// FiledById the drafter
+	FiledById string `json:"filedById"`
+
+	// Id sar_…
+	Id string `json:"id"`
+
+	// LastError the last failed delivery try
+	LastError *string `json:"lastError"`
+	Narrative string  `json:"narrative"`
+
+	// PdfBytes size of the rendered PDF kept for the record (0 before submission)
+	PdfBytes int `json:"pdfBytes"`
+
+	// Reference the regulator's acknowledgement reference
+	Reference    *string         `json:"reference"`
+	RejectReason *string         `json:"rejectReason"`
+	Status       SARFilingStatus `json:"status"`
+	Subjects     []string        `json:"subjects"`
+	SubmittedAt  *time.Time      `json:"submittedAt"`
+
+	// SubmittedById the second user, never the drafter
+	SubmittedById *string   `json:"submittedById"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// SARFilingStatus defines model for SARFiling.Status.
+type SARFilingStatus string
+
 // Screening defines model for Screening.
 type Screening struct {
 	BirthDate *string `json:"birthDate"`
 
 	// Country ISO 3166-1 alpha-2, lower case
-	Country    *string        `json:"country"`
-	CreatedAt  time.Time      `json:"createdAt"`
-	CustomerId *string        `json:"customerId"`
-	EntityType *string        `json:"entityType"`
-	ExternalId *string        `json:"externalId"`
-	FullName   string         `json:"fullName"`
-	HitCount   int            `json:"hitCount"`
-	Hits       []ScreeningHit `json:"hits"`
+	Country    *string   `json:"country"`
+	CreatedAt  time.Time `json:"createdAt"`
+	CustomerId *string   `json:"customerId"`
+	EntityType *string   `json:"entityType"`
+	ExternalId *string   `json:"externalId"`
+	FullName   string    `json:"fullName"`
+
+	// HitCount hits left to review (suppressed hits not counted)
+	HitCount int            `json:"hitCount"`
+	Hits     []ScreeningHit `json:"hits"`
 
 	// Id scr_…
 	Id string `json:"id"`
@@ -2040,10 +3559,16 @@ type Screening struct {
 	Lists     []string        `json:"lists"`
 	Status    ScreeningStatus `json:"status"`
 	Threshold float32         `json:"threshold"`
+
+	// Trigger what ran the screening: a request, or monitoring after a list or customer change
+	Trigger *ScreeningTrigger `json:"trigger,omitempty"`
 }
 
 // ScreeningStatus defines model for Screening.Status.
 type ScreeningStatus string
+
+// ScreeningTrigger what ran the screening: a request, or monitoring after a list or customer change
+type ScreeningTrigger string
 
 // ScreeningEntry defines model for ScreeningEntry.
 type ScreeningEntry struct {
@@ -2088,8 +3613,10 @@ type ScreeningFeature struct {
 
 // ScreeningHit defines model for ScreeningHit.
 type ScreeningHit struct {
-	EntityId    string               `json:"entityId"`
-	Explanation ScreeningExplanation `json:"explanation"`
+	Comment     *string               `json:"comment,omitempty"`
+	Decision    *ScreeningHitDecision `json:"decision,omitempty"`
+	EntityId    string                `json:"entityId"`
+	Explanation ScreeningExplanation  `json:"explanation"`
 
 	// Id hit_…, unique within the screening
 	Id     string `json:"id"`
@@ -2099,9 +3626,19 @@ type ScreeningHit struct {
 	MatchedName string `json:"matchedName"`
 
 	// Name the entity's primary name
-	Name  string  `json:"name"`
-	Score float32 `json:"score"`
+	Name       string     `json:"name"`
+	ResolvedAt *time.Time `json:"resolvedAt,omitempty"`
+
+	// ResolvedBy usr_… who resolved the hit
+	ResolvedBy *string `json:"resolvedBy,omitempty"`
+	Score      float32 `json:"score"`
+
+	// Suppressed the customer's reviewer found this entity a false positive and its list record is unchanged: not counted in hitCount, not alerted
+	Suppressed *bool `json:"suppressed,omitempty"`
 }
+
+// ScreeningHitDecision defines model for ScreeningHit.Decision.
+type ScreeningHitDecision string
 
 // ScreeningList defines model for ScreeningList.
 type ScreeningList struct {
@@ -2111,7 +3648,9 @@ type ScreeningList struct {
 	EntityCount int       `json:"entityCount"`
 
 	// Id lst_…
-	Id          string            `json:"id"`
+	Id string `json:"id"`
+
+	// Kind organisation: the organisation's own list; otherwise the format of a platform list refreshed from config screening.sources by the Schedule svc-screening-refresh
 	Kind        ScreeningListKind `json:"kind"`
 	Name        string            `json:"name"`
 	RefreshedAt time.Time         `json:"refreshedAt"`
@@ -2120,7 +3659,7 @@ type ScreeningList struct {
 	Version int `json:"version"`
 }
 
-// ScreeningListKind defines model for ScreeningList.Kind.
+// ScreeningListKind organisation: the organisation's own list; otherwise the format of a platform list refreshed from config screening.sources by the Schedule svc-screening-refresh
 type ScreeningListKind string
 
 // ScreeningTokenMatch defines model for ScreeningTokenMatch.
@@ -2131,6 +3670,100 @@ type ScreeningTokenMatch struct {
 	Query   string  `json:"query"`
 	Score   float32 `json:"score"`
 }
+
+// StatementCategoryRule defines model for StatementCategoryRule.
+type StatementCategoryRule struct {
+	Category string `json:"category"`
+
+	// Contains whole words or phrases of the description; case and accents ignored
+	Contains  []string                        `json:"contains"`
+	Direction *StatementCategoryRuleDirection `json:"direction,omitempty"`
+}
+
+// StatementCategoryRuleDirection defines model for StatementCategoryRule.Direction.
+type StatementCategoryRuleDirection string
+
+// StatementCategoryRules defines model for StatementCategoryRules.
+type StatementCategoryRules struct {
+	// Defaults the built-in rules, checked after
+	Defaults []StatementCategoryRule `json:"defaults"`
+
+	// Rules checked first, in order
+	Rules     []StatementCategoryRule `json:"rules"`
+	UpdatedAt *time.Time              `json:"updatedAt"`
+	UpdatedBy *string                 `json:"updatedBy"`
+}
+
+// StatementTemplate defines model for StatementTemplate.
+type StatementTemplate struct {
+	AccountLabel  *string   `json:"accountLabel,omitempty"`
+	Bank          string    `json:"bank"`
+	ClosingLabels *[]string `json:"closingLabels"`
+	Columns       []struct {
+		Header string                       `json:"header"`
+		Kind   StatementTemplateColumnsKind `json:"kind"`
+	} `json:"columns"`
+	CreatedAt time.Time `json:"createdAt"`
+	CreatedBy *string   `json:"createdBy"`
+	Currency  *string   `json:"currency,omitempty"`
+
+	// DateLayout a Go time layout, e.g. 02.01.2006 or 02 Jan 2006
+	DateLayout string `json:"dateLayout"`
+
+	// Id tpl_…
+	Id string `json:"id"`
+
+	// Markers printed phrases that identify the bank
+	Markers *[]string `json:"markers,omitempty"`
+	Number  struct {
+		Decimal   StatementTemplateNumberDecimal `json:"decimal"`
+		Thousands string                         `json:"thousands"`
+	} `json:"number"`
+	OpeningLabels *[]string `json:"openingLabels"`
+	PeriodLabel   *string   `json:"periodLabel,omitempty"`
+
+	// Producers substrings of the PDF Producer or Creator the bank's system writes
+	Producers *[]string `json:"producers,omitempty"`
+}
+
+// StatementTemplateColumnsKind defines model for StatementTemplate.Columns.Kind.
+type StatementTemplateColumnsKind string
+
+// StatementTemplateNumberDecimal defines model for StatementTemplate.Number.Decimal.
+type StatementTemplateNumberDecimal string
+
+// StatementTemplateBody defines model for StatementTemplateBody.
+type StatementTemplateBody struct {
+	AccountLabel  *string   `json:"accountLabel,omitempty"`
+	Bank          string    `json:"bank"`
+	ClosingLabels *[]string `json:"closingLabels"`
+	Columns       []struct {
+		Header string                           `json:"header"`
+		Kind   StatementTemplateBodyColumnsKind `json:"kind"`
+	} `json:"columns"`
+	Currency *string `json:"currency,omitempty"`
+
+	// DateLayout a Go time layout, e.g. 02.01.2006 or 02 Jan 2006
+	DateLayout string `json:"dateLayout"`
+
+	// Markers printed phrases that identify the bank
+	Markers *[]string `json:"markers,omitempty"`
+	Number  struct {
+		Decimal   StatementTemplateBodyNumberDecimal `json:"decimal"`
+		Thousands string                             `json:"thousands"`
+	} `json:"number"`
+	OpeningLabels *[]string `json:"openingLabels"`
+	PeriodLabel   *string   `json:"periodLabel,omitempty"`
+
+	// Producers substrings of the PDF Producer or Creator the bank's system writes
+	Producers *[]string `json:"producers,omitempty"`
+}
+
+// StatementTemplateBodyColumnsKind defines model for StatementTemplateBody.Columns.Kind.
+type StatementTemplateBodyColumnsKind string
+
+// StatementTemplateBodyNumberDecimal defines model for StatementTemplateBody.Number.Decimal.
+type StatementTemplateBodyNumberDecimal string
 
 // Template defines model for Template.
 type Template struct {
@@ -2313,8 +3946,12 @@ type Workflow struct {
 }
 
 // WorkflowDefinition A graph of nodes without cycles: {"start"?: node id, "nodes": [{"id", "kind", "name"?, "config", "next"?}]}.
-// Kinds: http, transform, condition, delay, human_approval. Expressions (expr-lang) read inputs,
+// Kinds: http, transform, condition, delay, human_approval, ai. Expressions (expr-lang) read inputs,
 // steps.<nodeId>.output and execution; they are compiled and type-checked when the definition is saved.
+// An ai node ({"prompt", "system"?, "schema"?, "temperature"?, "maxTokens"?, "timeout"?}) asks the
+// language model of config ai.*; with a JSON Schema the answer must conform (asked again once, then the
+// step fails). Its output is {answer, model, usage: {promptTokens, completionTokens, totalTokens},
+// latencyMs, attempts}; the conversation is at GET /api/executions/{id}/steps/{stepId}/exchanges.
 type WorkflowDefinition struct {
 	Nodes []map[string]interface{} `json:"nodes"`
 	Start *string                  `json:"start,omitempty"`
@@ -2328,8 +3965,12 @@ type WorkflowDetail struct {
 	CreatedBy *string `json:"createdBy"`
 
 	// Definition A graph of nodes without cycles: {"start"?: node id, "nodes": [{"id", "kind", "name"?, "config", "next"?}]}.
-	// Kinds: http, transform, condition, delay, human_approval. Expressions (expr-lang) read inputs,
+	// Kinds: http, transform, condition, delay, human_approval, ai. Expressions (expr-lang) read inputs,
 	// steps.<nodeId>.output and execution; they are compiled and type-checked when the definition is saved.
+	// An ai node ({"prompt", "system"?, "schema"?, "temperature"?, "maxTokens"?, "timeout"?}) asks the
+	// language model of config ai.*; with a JSON Schema the answer must conform (asked again once, then the
+	// step fails). Its output is {answer, model, usage: {promptTokens, completionTokens, totalTokens},
+	// latencyMs, attempts}; the conversation is at GET /api/executions/{id}/steps/{stepId}/exchanges.
 	Definition WorkflowDefinition `json:"definition"`
 
 	// Id wkf_…
@@ -2348,8 +3989,12 @@ type WorkflowVersion struct {
 	CreatedBy *string   `json:"createdBy"`
 
 	// Definition A graph of nodes without cycles: {"start"?: node id, "nodes": [{"id", "kind", "name"?, "config", "next"?}]}.
-	// Kinds: http, transform, condition, delay, human_approval. Expressions (expr-lang) read inputs,
+	// Kinds: http, transform, condition, delay, human_approval, ai. Expressions (expr-lang) read inputs,
 	// steps.<nodeId>.output and execution; they are compiled and type-checked when the definition is saved.
+	// An ai node ({"prompt", "system"?, "schema"?, "temperature"?, "maxTokens"?, "timeout"?}) asks the
+	// language model of config ai.*; with a JSON Schema the answer must conform (asked again once, then the
+	// step fails). Its output is {answer, model, usage: {promptTokens, completionTokens, totalTokens},
+	// latencyMs, attempts}; the conversation is at GET /api/executions/{id}/steps/{stepId}/exchanges.
 	Definition WorkflowDefinition `json:"definition"`
 	Version    int                `json:"version"`
 	WorkflowId string             `json:"workflowId"`
@@ -2381,6 +4026,110 @@ type To = string
 
 // Error defines model for Error.
 type Error = Failure
+
+// ListAlertsParams defines parameters for ListAlerts.
+type ListAlertsParams struct {
+	// Limit page size; the maximum depends on the endpoint
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Q free-text search
+	Q *Q `form:"q,omitempty" json:"q,omitempty"`
+
+	// From ISO 8601 date or timestamp, inclusive
+	From *From `form:"from,omitempty" json:"from,omitempty"`
+
+	// To ISO 8601 date (the whole day) or timestamp, inclusive
+	To *To `form:"to,omitempty" json:"to,omitempty"`
+
+	// Status open, assigned, closed; comma-separated for several
+	Status     *string                 `form:"status,omitempty" json:"status,omitempty"`
+	CustomerId *string                 `form:"customerId,omitempty" json:"customerId,omitempty"`
+	Source     *ListAlertsParamsSource `form:"source,omitempty" json:"source,omitempty"`
+	CaseId     *string                 `form:"caseId,omitempty" json:"caseId,omitempty"`
+}
+
+// ListAlertsParamsSource defines parameters for ListAlerts.
+type ListAlertsParamsSource string
+
+// ListAnalysesParams defines parameters for ListAnalyses.
+type ListAnalysesParams struct {
+	// Limit page size; the maximum depends on the endpoint
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Status uploaded, processing, password_required, completed, requires_review, failed; comma-separated for several
+	Status     *string `form:"status,omitempty" json:"status,omitempty"`
+	ExternalId *string `form:"externalId,omitempty" json:"externalId,omitempty"`
+
+	// From ISO 8601 date or timestamp, inclusive
+	From *From `form:"from,omitempty" json:"from,omitempty"`
+
+	// To ISO 8601 date (the whole day) or timestamp, inclusive
+	To *To `form:"to,omitempty" json:"to,omitempty"`
+}
+
+// UploadAnalysisMultipartBody defines parameters for UploadAnalysis.
+type UploadAnalysisMultipartBody struct {
+	// ExternalId idempotency key (SPEC 4.7)
+	ExternalId  *string              `json:"externalId,omitempty"`
+	ExternalRef *string              `json:"externalRef,omitempty"`
+	File        []openapi_types.File `json:"file"`
+
+	// Password the user password of encrypted PDFs; stored sealed until the pipeline has used it
+	Password *string `json:"password,omitempty"`
+}
+
+// CreateAnalysisCorrectionJSONBody defines parameters for CreateAnalysisCorrection.
+type CreateAnalysisCorrectionJSONBody struct {
+	Corrections []struct {
+		// Amount minor units, credits positive
+		Amount      *int                `json:"amount,omitempty"`
+		Balance     *int                `json:"balance,omitempty"`
+		Category    *string             `json:"category,omitempty"`
+		Date        *openapi_types.Date `json:"date,omitempty"`
+		Description *string             `json:"description,omitempty"`
+		Index       int                 `json:"index"`
+		Statement   int                 `json:"statement"`
+	} `json:"corrections"`
+	ExternalId *string `json:"externalId,omitempty"`
+}
+
+// SetAnalysisPasswordJSONBody defines parameters for SetAnalysisPassword.
+type SetAnalysisPasswordJSONBody struct {
+	Password string `json:"password"`
+}
+
+// ListAnalysisTransactionsParams defines parameters for ListAnalysisTransactions.
+type ListAnalysisTransactionsParams struct {
+	// Limit page size
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Q text of the description
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// From ISO 8601 date or timestamp, inclusive
+	From *From `form:"from,omitempty" json:"from,omitempty"`
+
+	// To ISO 8601 date (the whole day) or timestamp, inclusive
+	To        *To                                      `form:"to,omitempty" json:"to,omitempty"`
+	Statement *int                                     `form:"statement,omitempty" json:"statement,omitempty"`
+	Category  *string                                  `form:"category,omitempty" json:"category,omitempty"`
+	Direction *ListAnalysisTransactionsParamsDirection `form:"direction,omitempty" json:"direction,omitempty"`
+
+	// Version an earlier version (default the latest)
+	Version *int `form:"version,omitempty" json:"version,omitempty"`
+}
+
+// ListAnalysisTransactionsParamsDirection defines parameters for ListAnalysisTransactions.
+type ListAnalysisTransactionsParamsDirection string
 
 // ListApiKeysParams defines parameters for ListApiKeys.
 type ListApiKeysParams struct {
@@ -2473,6 +4222,137 @@ type ListAuditLogsParams struct {
 type LoginJSONBody struct {
 	Email    string `json:"email"`
 	Password string `json:"password"`
+}
+
+// ListAutomationsParams defines parameters for ListAutomations.
+type ListAutomationsParams struct {
+	// Page 1-indexed page
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Limit page size
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Status comma-separated: pending, running, completed, failed
+	Status     *string                    `form:"status,omitempty" json:"status,omitempty"`
+	Kind       *ListAutomationsParamsKind `form:"kind,omitempty" json:"kind,omitempty"`
+	SubjectId  *string                    `form:"subjectId,omitempty" json:"subjectId,omitempty"`
+	ExternalId *string                    `form:"externalId,omitempty" json:"externalId,omitempty"`
+
+	// From ISO 8601 date or timestamp, inclusive
+	From *From `form:"from,omitempty" json:"from,omitempty"`
+
+	// To ISO 8601 date (the whole day) or timestamp, inclusive
+	To *To `form:"to,omitempty" json:"to,omitempty"`
+}
+
+// ListAutomationsParamsKind defines parameters for ListAutomations.
+type ListAutomationsParamsKind string
+
+// CreateAutomationJSONBody defines parameters for CreateAutomation.
+type CreateAutomationJSONBody struct {
+	ExternalId *string                      `json:"externalId,omitempty"`
+	Kind       CreateAutomationJSONBodyKind `json:"kind"`
+	SubjectId  string                       `json:"subjectId"`
+}
+
+// CreateAutomationJSONBodyKind defines parameters for CreateAutomation.
+type CreateAutomationJSONBodyKind string
+
+// GetAutomation200JSONResponseBodyDataKind defines parameters for GetAutomation.
+type GetAutomation200JSONResponseBodyDataKind string
+
+// GetAutomation200JSONResponseBodyDataStatus defines parameters for GetAutomation.
+type GetAutomation200JSONResponseBodyDataStatus string
+
+// ListCasesParams defines parameters for ListCases.
+type ListCasesParams struct {
+	// Page 1-indexed page
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Limit page size
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Status open, investigating, pending_close, closed, escalated; comma-separated for several
+	Status     *string `form:"status,omitempty" json:"status,omitempty"`
+	CustomerId *string `form:"customerId,omitempty" json:"customerId,omitempty"`
+	AssigneeId *string `form:"assigneeId,omitempty" json:"assigneeId,omitempty"`
+
+	// From ISO 8601 date or timestamp, inclusive
+	From *From `form:"from,omitempty" json:"from,omitempty"`
+
+	// To ISO 8601 date (the whole day) or timestamp, inclusive
+	To *To `form:"to,omitempty" json:"to,omitempty"`
+
+	// Q matches the title
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+}
+
+// CreateCaseJSONBody defines parameters for CreateCase.
+type CreateCaseJSONBody struct {
+	AlertIds   *[]string `json:"alertIds,omitempty"`
+	CustomerId *string   `json:"customerId,omitempty"`
+
+	// DueAt default now + cases.due_in
+	DueAt      *time.Time                  `json:"dueAt,omitempty"`
+	ExternalId *string                     `json:"externalId,omitempty"`
+	Priority   *CreateCaseJSONBodyPriority `json:"priority,omitempty"`
+	Title      string                      `json:"title"`
+}
+
+// CreateCaseJSONBodyPriority defines parameters for CreateCase.
+type CreateCaseJSONBodyPriority string
+
+// UpdateCaseJSONBody defines parameters for UpdateCase.
+type UpdateCaseJSONBody struct {
+	DueAt    *time.Time `json:"dueAt,omitempty"`
+	Evidence *[]struct {
+		Id   string  `json:"id"`
+		Note *string `json:"note,omitempty"`
+	} `json:"evidence,omitempty"`
+	Priority *UpdateCaseJSONBodyPriority `json:"priority,omitempty"`
+	Title    *string                     `json:"title,omitempty"`
+}
+
+// UpdateCaseJSONBodyPriority defines parameters for UpdateCase.
+type UpdateCaseJSONBodyPriority string
+
+// ApproveCloseCaseJSONBody defines parameters for ApproveCloseCase.
+type ApproveCloseCaseJSONBody struct {
+	Comment *string `json:"comment,omitempty"`
+}
+
+// AssignCaseJSONBody defines parameters for AssignCase.
+type AssignCaseJSONBody struct {
+	AssigneeId string `json:"assigneeId"`
+}
+
+// CreateCaseCommentJSONBody defines parameters for CreateCaseComment.
+type CreateCaseCommentJSONBody struct {
+	Body string `json:"body"`
+}
+
+// EscalateCaseJSONBody defines parameters for EscalateCase.
+type EscalateCaseJSONBody struct {
+	Reason *string `json:"reason,omitempty"`
+}
+
+// ProposeCloseCaseJSONBody defines parameters for ProposeCloseCase.
+type ProposeCloseCaseJSONBody struct {
+	Outcome   ProposeCloseCaseJSONBodyOutcome `json:"outcome"`
+	Rationale string                          `json:"rationale"`
+}
+
+// ProposeCloseCaseJSONBodyOutcome defines parameters for ProposeCloseCase.
+type ProposeCloseCaseJSONBodyOutcome string
+
+// RejectCloseCaseJSONBody defines parameters for RejectCloseCase.
+type RejectCloseCaseJSONBody struct {
+	Comment *string `json:"comment,omitempty"`
+}
+
+// ReopenCaseJSONBody defines parameters for ReopenCase.
+type ReopenCaseJSONBody struct {
+	Reason *string `json:"reason,omitempty"`
 }
 
 // ListCustomersParams defines parameters for ListCustomers.
@@ -2672,6 +4552,11 @@ type CancelExecutionJSONBody struct {
 	Reason *string `json:"reason,omitempty"`
 }
 
+// SetFraudListJSONBody defines parameters for SetFraudList.
+type SetFraudListJSONBody struct {
+	Values []string `json:"values"`
+}
+
 // ListIdentityAttemptsParams defines parameters for ListIdentityAttempts.
 type ListIdentityAttemptsParams struct {
 	// Limit page size
@@ -2792,6 +4677,47 @@ type CreateRulesetVersionJSONBody struct {
 	Thresholds FraudThresholds `json:"thresholds"`
 }
 
+// ListSarFilingsParams defines parameters for ListSarFilings.
+type ListSarFilingsParams struct {
+	// Page 1-indexed page
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Limit page size
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Status draft, submitted, acknowledged, rejected; comma-separated for several
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+	CaseId *string `form:"caseId,omitempty" json:"caseId,omitempty"`
+
+	// From ISO 8601 date or timestamp, inclusive
+	From *From `form:"from,omitempty" json:"from,omitempty"`
+
+	// To ISO 8601 date (the whole day) or timestamp, inclusive
+	To *To `form:"to,omitempty" json:"to,omitempty"`
+
+	// Q matches the narrative
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+}
+
+// CreateSarFilingJSONBody defines parameters for CreateSarFiling.
+type CreateSarFilingJSONBody struct {
+	ActivityFrom openapi_types.Date `json:"activityFrom"`
+	ActivityTo   openapi_types.Date `json:"activityTo"`
+	Amount       float32            `json:"amount"`
+	CaseId       string             `json:"caseId"`
+
+	// Currency default EUR
+	Currency   *string `json:"currency,omitempty"`
+	ExternalId *string `json:"externalId,omitempty"`
+	Narrative  string  `json:"narrative"`
+
+	// Subjects customer ids; default the case's customer
+	Subjects *[]string `json:"subjects,omitempty"`
+}
+
+// SubmitSarFilingJSONBody defines parameters for SubmitSarFiling.
+type SubmitSarFilingJSONBody = map[string]interface{}
+
 // ListScreeningListsParams defines parameters for ListScreeningLists.
 type ListScreeningListsParams struct {
 	// Page 1-indexed page
@@ -2815,6 +4741,16 @@ type CreateScreeningListJSONBody struct {
 	Entries    *[]ScreeningEntry `json:"entries,omitempty"`
 	ExternalId *string           `json:"externalId,omitempty"`
 	Name       string            `json:"name"`
+}
+
+// UploadScreeningListMultipartBody defines parameters for UploadScreeningList.
+type UploadScreeningListMultipartBody struct {
+	File openapi_types.File `json:"file"`
+}
+
+// SetScreeningSettingsJSONBody defines parameters for SetScreeningSettings.
+type SetScreeningSettingsJSONBody struct {
+	Threshold *float32 `json:"threshold,omitempty"`
 }
 
 // ListScreeningsParams defines parameters for ListScreenings.
@@ -2854,6 +4790,63 @@ type CreateScreeningJSONBody struct {
 
 // CreateScreeningJSONBodyEntityType defines parameters for CreateScreening.
 type CreateScreeningJSONBodyEntityType string
+
+// ResolveScreeningHitJSONBody defines parameters for ResolveScreeningHit.
+type ResolveScreeningHitJSONBody struct {
+	Comment  *string                             `json:"comment,omitempty"`
+	Decision ResolveScreeningHitJSONBodyDecision `json:"decision"`
+}
+
+// ResolveScreeningHitJSONBodyDecision defines parameters for ResolveScreeningHit.
+type ResolveScreeningHitJSONBodyDecision string
+
+// SetStatementCategoryRulesJSONBody defines parameters for SetStatementCategoryRules.
+type SetStatementCategoryRulesJSONBody struct {
+	Rules []StatementCategoryRule `json:"rules"`
+}
+
+// ListStatementTemplatesParams defines parameters for ListStatementTemplates.
+type ListStatementTemplatesParams struct {
+	// Limit page size; the maximum depends on the endpoint
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateStatementTemplateJSONBody defines parameters for CreateStatementTemplate.
+type CreateStatementTemplateJSONBody struct {
+	AccountLabel  *string   `json:"accountLabel,omitempty"`
+	Bank          string    `json:"bank"`
+	ClosingLabels *[]string `json:"closingLabels"`
+	Columns       []struct {
+		Header string                                     `json:"header"`
+		Kind   CreateStatementTemplateJSONBodyColumnsKind `json:"kind"`
+	} `json:"columns"`
+	Currency *string `json:"currency,omitempty"`
+
+	// DateLayout a Go time layout, e.g. 02.01.2006 or 02 Jan 2006
+	DateLayout string  `json:"dateLayout"`
+	ExternalId *string `json:"externalId,omitempty"`
+
+	// Markers printed phrases that identify the bank
+	Markers *[]string `json:"markers,omitempty"`
+	Number  struct {
+		Decimal   CreateStatementTemplateJSONBodyNumberDecimal `json:"decimal"`
+		Thousands string                                       `json:"thousands"`
+	} `json:"number"`
+	OpeningLabels *[]string `json:"openingLabels"`
+	PeriodLabel   *string   `json:"periodLabel,omitempty"`
+
+	// Producers substrings of the PDF Producer or Creator the bank's system writes
+	Producers *[]string `json:"producers,omitempty"`
+}
+
+// CreateStatementTemplateJSONBodyColumnsKind defines parameters for CreateStatementTemplate.
+type CreateStatementTemplateJSONBodyColumnsKind string
+
+// CreateStatementTemplateJSONBodyNumberDecimal defines parameters for CreateStatementTemplate.
+type CreateStatementTemplateJSONBodyNumberDecimal string
 
 // ListTemplatesParams defines parameters for ListTemplates.
 type ListTemplatesParams struct {
@@ -2986,8 +4979,12 @@ type ListWorkflowsParams struct {
 // CreateWorkflowJSONBody defines parameters for CreateWorkflow.
 type CreateWorkflowJSONBody struct {
 	// Definition A graph of nodes without cycles: {"start"?: node id, "nodes": [{"id", "kind", "name"?, "config", "next"?}]}.
-	// Kinds: http, transform, condition, delay, human_approval. Expressions (expr-lang) read inputs,
+	// Kinds: http, transform, condition, delay, human_approval, ai. Expressions (expr-lang) read inputs,
 	// steps.<nodeId>.output and execution; they are compiled and type-checked when the definition is saved.
+	// An ai node ({"prompt", "system"?, "schema"?, "temperature"?, "maxTokens"?, "timeout"?}) asks the
+	// language model of config ai.*; with a JSON Schema the answer must conform (asked again once, then the
+	// step fails). Its output is {answer, model, usage: {promptTokens, completionTokens, totalTokens},
+	// latencyMs, attempts}; the conversation is at GET /api/executions/{id}/steps/{stepId}/exchanges.
 	Definition WorkflowDefinition `json:"definition"`
 	ExternalId *string            `json:"externalId,omitempty"`
 	Name       string             `json:"name"`
@@ -3008,8 +5005,12 @@ type StartExecutionJSONBody struct {
 // CreateWorkflowVersionJSONBody defines parameters for CreateWorkflowVersion.
 type CreateWorkflowVersionJSONBody struct {
 	// Definition A graph of nodes without cycles: {"start"?: node id, "nodes": [{"id", "kind", "name"?, "config", "next"?}]}.
-	// Kinds: http, transform, condition, delay, human_approval. Expressions (expr-lang) read inputs,
+	// Kinds: http, transform, condition, delay, human_approval, ai. Expressions (expr-lang) read inputs,
 	// steps.<nodeId>.output and execution; they are compiled and type-checked when the definition is saved.
+	// An ai node ({"prompt", "system"?, "schema"?, "temperature"?, "maxTokens"?, "timeout"?}) asks the
+	// language model of config ai.*; with a JSON Schema the answer must conform (asked again once, then the
+	// step fails). Its output is {answer, model, usage: {promptTokens, completionTokens, totalTokens},
+	// latencyMs, attempts}; the conversation is at GET /api/executions/{id}/steps/{stepId}/exchanges.
 	Definition WorkflowDefinition `json:"definition"`
 	ExternalId *string            `json:"externalId,omitempty"`
 }
@@ -3019,6 +5020,15 @@ type GetMe200JSONResponseBodyDataEnvironment string
 
 // GetReadiness200JSONResponseBodyDataStatus defines parameters for GetReadiness.
 type GetReadiness200JSONResponseBodyDataStatus string
+
+// UploadAnalysisMultipartRequestBody defines body for UploadAnalysis for multipart/form-data ContentType.
+type UploadAnalysisMultipartRequestBody UploadAnalysisMultipartBody
+
+// CreateAnalysisCorrectionJSONRequestBody defines body for CreateAnalysisCorrection for application/json ContentType.
+type CreateAnalysisCorrectionJSONRequestBody CreateAnalysisCorrectionJSONBody
+
+// SetAnalysisPasswordJSONRequestBody defines body for SetAnalysisPassword for application/json ContentType.
+type SetAnalysisPasswordJSONRequestBody SetAnalysisPasswordJSONBody
 
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody CreateApiKeyJSONBody
@@ -3034,6 +5044,36 @@ type RejectApprovalJSONRequestBody RejectApprovalJSONBody
 
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
 type LoginJSONRequestBody LoginJSONBody
+
+// CreateAutomationJSONRequestBody defines body for CreateAutomation for application/json ContentType.
+type CreateAutomationJSONRequestBody CreateAutomationJSONBody
+
+// CreateCaseJSONRequestBody defines body for CreateCase for application/json ContentType.
+type CreateCaseJSONRequestBody CreateCaseJSONBody
+
+// UpdateCaseJSONRequestBody defines body for UpdateCase for application/json ContentType.
+type UpdateCaseJSONRequestBody UpdateCaseJSONBody
+
+// ApproveCloseCaseJSONRequestBody defines body for ApproveCloseCase for application/json ContentType.
+type ApproveCloseCaseJSONRequestBody ApproveCloseCaseJSONBody
+
+// AssignCaseJSONRequestBody defines body for AssignCase for application/json ContentType.
+type AssignCaseJSONRequestBody AssignCaseJSONBody
+
+// CreateCaseCommentJSONRequestBody defines body for CreateCaseComment for application/json ContentType.
+type CreateCaseCommentJSONRequestBody CreateCaseCommentJSONBody
+
+// EscalateCaseJSONRequestBody defines body for EscalateCase for application/json ContentType.
+type EscalateCaseJSONRequestBody EscalateCaseJSONBody
+
+// ProposeCloseCaseJSONRequestBody defines body for ProposeCloseCase for application/json ContentType.
+type ProposeCloseCaseJSONRequestBody ProposeCloseCaseJSONBody
+
+// RejectCloseCaseJSONRequestBody defines body for RejectCloseCase for application/json ContentType.
+type RejectCloseCaseJSONRequestBody RejectCloseCaseJSONBody
+
+// ReopenCaseJSONRequestBody defines body for ReopenCase for application/json ContentType.
+type ReopenCaseJSONRequestBody ReopenCaseJSONBody
 
 // CreateCustomerJSONRequestBody defines body for CreateCustomer for application/json ContentType.
 type CreateCustomerJSONRequestBody CreateCustomerJSONBody
@@ -3062,6 +5102,9 @@ type EvaluateEventJSONRequestBody = FraudEvaluateBody
 // CancelExecutionJSONRequestBody defines body for CancelExecution for application/json ContentType.
 type CancelExecutionJSONRequestBody CancelExecutionJSONBody
 
+// SetFraudListJSONRequestBody defines body for SetFraudList for application/json ContentType.
+type SetFraudListJSONRequestBody SetFraudListJSONBody
+
 // CreateIdentityVerificationJSONRequestBody defines body for CreateIdentityVerification for application/json ContentType.
 type CreateIdentityVerificationJSONRequestBody CreateIdentityVerificationJSONBody
 
@@ -3089,11 +5132,38 @@ type CreateRulesetBacktestJSONRequestBody CreateRulesetBacktestJSONBody
 // CreateRulesetVersionJSONRequestBody defines body for CreateRulesetVersion for application/json ContentType.
 type CreateRulesetVersionJSONRequestBody CreateRulesetVersionJSONBody
 
+// CreateSarFilingJSONRequestBody defines body for CreateSarFiling for application/json ContentType.
+type CreateSarFilingJSONRequestBody CreateSarFilingJSONBody
+
+// UpdateSarFilingJSONRequestBody defines body for UpdateSarFiling for application/json ContentType.
+type UpdateSarFilingJSONRequestBody = SARFields
+
+// SubmitSarFilingJSONRequestBody defines body for SubmitSarFiling for application/json ContentType.
+type SubmitSarFilingJSONRequestBody = SubmitSarFilingJSONBody
+
 // CreateScreeningListJSONRequestBody defines body for CreateScreeningList for application/json ContentType.
 type CreateScreeningListJSONRequestBody CreateScreeningListJSONBody
 
+// SetScreeningListEntryJSONRequestBody defines body for SetScreeningListEntry for application/json ContentType.
+type SetScreeningListEntryJSONRequestBody = ScreeningEntry
+
+// UploadScreeningListMultipartRequestBody defines body for UploadScreeningList for multipart/form-data ContentType.
+type UploadScreeningListMultipartRequestBody UploadScreeningListMultipartBody
+
+// SetScreeningSettingsJSONRequestBody defines body for SetScreeningSettings for application/json ContentType.
+type SetScreeningSettingsJSONRequestBody SetScreeningSettingsJSONBody
+
 // CreateScreeningJSONRequestBody defines body for CreateScreening for application/json ContentType.
 type CreateScreeningJSONRequestBody CreateScreeningJSONBody
+
+// ResolveScreeningHitJSONRequestBody defines body for ResolveScreeningHit for application/json ContentType.
+type ResolveScreeningHitJSONRequestBody ResolveScreeningHitJSONBody
+
+// SetStatementCategoryRulesJSONRequestBody defines body for SetStatementCategoryRules for application/json ContentType.
+type SetStatementCategoryRulesJSONRequestBody SetStatementCategoryRulesJSONBody
+
+// CreateStatementTemplateJSONRequestBody defines body for CreateStatementTemplate for application/json ContentType.
+type CreateStatementTemplateJSONRequestBody CreateStatementTemplateJSONBody
 
 // CreateTemplateJSONRequestBody defines body for CreateTemplate for application/json ContentType.
 type CreateTemplateJSONRequestBody CreateTemplateJSONBody
@@ -3195,6 +5265,93 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// ListAlerts list alerts (screening hits, fraud decisions), newest first (cursor)
+	//
+	// Scope cases:view. Alerts no case holds yet are gathered into their customer's open case (config cases.gather_window) by the gathering Schedule.
+	//
+	// Corresponds with GET /api/alerts (the `ListAlerts` operationId).
+	ListAlerts(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAnalyses list analyses, newest first
+	//
+	// Corresponds with GET /api/analyses (the `ListAnalyses` operationId).
+	ListAnalyses(ctx context.Context, params *ListAnalysesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UploadAnalysisWithBody upload one account's bank statements (PDF, CSV, OFX/QFX, CAMT.053) for analysis
+	//
+	// Scope analyses:write; rate-limit bucket upload (60 per 10 minutes). multipart/form-data only (415
+	// otherwise), with one to 12 `file` parts of one account. Each file's kind is detected from its bytes:
+	// anything but a PDF (text or scanned), CSV, OFX/QFX or ISO 20022 CAMT.053 is 415; more than
+	// documents.max_upload_bytes in all is 413. A durable pipeline then runs inspect, text (pdftotext or
+	// OCR, passwords as for documents), detect (bank template by PDF metadata and text; the organisation's
+	// templates first), parse, reconcile, insights and decide. Events: analysis.completed,
+	// analysis.requires_review, analysis.failed (with stage), analysis.password_required. Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/analyses/upload (the `UploadAnalysis` operationId).
+	UploadAnalysisWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAnalysis get an analysis: statements, reconciliation, insights, tamper signals
+	//
+	// Corresponds with GET /api/analyses/{id} (the `GetAnalysis` operationId).
+	GetAnalysis(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAnalysisCorrectionWithBody correct transactions: a new version of the analysis (key bound to a user)
+	//
+	// Scope analyses:write, and a key bound to a user (422 api_key_not_bound_to_user otherwise) or a
+	// dashboard session. The corrected transactions (statement, index and the fields to change) make the next
+	// version, reconciled, analysed and decided again; analysis.corrected names the actor. Only a completed
+	// or requires_review analysis can be corrected (409), only transactions it has (400). Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/analyses/{id}/corrections (the `CreateAnalysisCorrection` operationId).
+	CreateAnalysisCorrectionWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAnalysisCorrection correct transactions: a new version of the analysis (key bound to a user)
+	//
+	// Scope analyses:write, and a key bound to a user (422 api_key_not_bound_to_user otherwise) or a
+	// dashboard session. The corrected transactions (statement, index and the fields to change) make the next
+	// version, reconciled, analysed and decided again; analysis.corrected names the actor. Only a completed
+	// or requires_review analysis can be corrected (409), only transactions it has (400). Idempotent with externalId.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/analyses/{id}/corrections (the `CreateAnalysisCorrection` operationId).
+	CreateAnalysisCorrection(ctx context.Context, id Id, body CreateAnalysisCorrectionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAnalysisPasswordWithBody give the password of an encrypted PDF waiting in password_required
+	//
+	// Scope analyses:write. Only an analysis in password_required takes a password (409 otherwise). It is
+	// stored sealed and tried by the waiting pipeline before the answer: 202 with the analysis,
+	// password_required again (and another analysis.password_required) when it was wrong, processing when it
+	// opened the files. The analysis fails after documents.password_timeout without one.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/analyses/{id}/password (the `SetAnalysisPassword` operationId).
+	SetAnalysisPasswordWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAnalysisPassword give the password of an encrypted PDF waiting in password_required
+	//
+	// Scope analyses:write. Only an analysis in password_required takes a password (409 otherwise). It is
+	// stored sealed and tried by the waiting pipeline before the answer: 202 with the analysis,
+	// password_required again (and another analysis.password_required) when it was wrong, processing when it
+	// opened the files. The analysis fails after documents.password_timeout without one.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/analyses/{id}/password (the `SetAnalysisPassword` operationId).
+	SetAnalysisPassword(ctx context.Context, id Id, body SetAnalysisPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAnalysisTransactions list an analysis's transactions
+	//
+	// In statement order; amounts in minor units, credits positive. Empty until the analysis is decided.
+	//
+	// Corresponds with GET /api/analyses/{id}/transactions (the `ListAnalysisTransactions` operationId).
+	ListAnalysisTransactions(ctx context.Context, id Id, params *ListAnalysisTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListApiKeys list API keys, masked
 	//
@@ -3354,6 +5511,44 @@ type ClientInterface interface {
 	// Corresponds with POST /api/auth/logout (the `Logout` operationId).
 	Logout(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAutomations list automation runs, newest first
+	//
+	// Corresponds with GET /api/automations (the `ListAutomations` operationId).
+	ListAutomations(ctx context.Context, params *ListAutomationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAutomationWithBody start a built-in automation (case_summary, sar_draft, document_fields)
+	//
+	// Scope automations:write. Starts a durable run; the result arrives by automation.completed or
+	// automation.failed. case_summary and sar_draft read the case (404 unknown; 503 without the cases
+	// product); sar_draft needs a key bound to a user (422 api_key_not_bound_to_user), who is the draft's
+	// drafter, so another person submits it. document_fields needs a document of a custom type whose
+	// template rules found none of its fields (400 otherwise; 409 while the pipeline runs); its result
+	// always puts the document in requires_review. Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/automations (the `CreateAutomation` operationId).
+	CreateAutomationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAutomation start a built-in automation (case_summary, sar_draft, document_fields)
+	//
+	// Scope automations:write. Starts a durable run; the result arrives by automation.completed or
+	// automation.failed. case_summary and sar_draft read the case (404 unknown; 503 without the cases
+	// product); sar_draft needs a key bound to a user (422 api_key_not_bound_to_user), who is the draft's
+	// drafter, so another person submits it. document_fields needs a document of a custom type whose
+	// template rules found none of its fields (400 otherwise; 409 while the pipeline runs); its result
+	// always puts the document in requires_review. Idempotent with externalId.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/automations (the `CreateAutomation` operationId).
+	CreateAutomation(ctx context.Context, body CreateAutomationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAutomation get an automation run with its machine-written result and model exchanges
+	//
+	// Corresponds with GET /api/automations/{id} (the `GetAutomation` operationId).
+	GetAutomation(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetBacktest get a backtest's progress and report
 	//
 	// Corresponds with GET /api/backtests/{id} (the `GetBacktest` operationId).
@@ -3365,6 +5560,174 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/backtests/{id}/cancel (the `CancelBacktest` operationId).
 	CancelBacktest(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCases list cases, newest first
+	//
+	// Corresponds with GET /api/cases (the `ListCases` operationId).
+	ListCases(ctx context.Context, params *ListCasesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCaseWithBody open a case by hand, optionally with alerts
+	//
+	// Scope cases:write. Each alert must be the organisation's and in no case yet (409 otherwise). Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/cases (the `CreateCase` operationId).
+	CreateCaseWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCase open a case by hand, optionally with alerts
+	//
+	// Scope cases:write. Each alert must be the organisation's and in no case yet (409 otherwise). Idempotent with externalId.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/cases (the `CreateCase` operationId).
+	CreateCase(ctx context.Context, body CreateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCase get a case with its alerts, evidence and timeline
+	//
+	// Corresponds with GET /api/cases/{id} (the `GetCase` operationId).
+	GetCase(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCaseWithBody change a case's title, priority or due date, or link evidence
+	//
+	// A new due date restarts the case workflow's timer. Evidence links name screenings, decisions, documents, executions, analyses or identity attempts by id.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/cases/{id} (the `UpdateCase` operationId).
+	UpdateCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCase change a case's title, priority or due date, or link evidence
+	//
+	// A new due date restarts the case workflow's timer. Evidence links name screenings, decisions, documents, executions, analyses or identity attempts by id.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/cases/{id} (the `UpdateCase` operationId).
+	UpdateCase(ctx context.Context, id Id, body UpdateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveCloseCaseWithBody approve a proposed closure (a second user, reviewer or admin)
+	//
+	// pending_close → closed with the proposed outcome; publishes case.closed with both users. The proposer gets 422 four-eyes violation, a user who is neither reviewer nor admin 403; checked by the case workflow's Update validator.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/cases/{id}/approve-close (the `ApproveCloseCase` operationId).
+	ApproveCloseCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveCloseCase approve a proposed closure (a second user, reviewer or admin)
+	//
+	// pending_close → closed with the proposed outcome; publishes case.closed with both users. The proposer gets 422 four-eyes violation, a user who is neither reviewer nor admin 403; checked by the case workflow's Update validator.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/cases/{id}/approve-close (the `ApproveCloseCase` operationId).
+	ApproveCloseCase(ctx context.Context, id Id, body ApproveCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AssignCaseWithBody assign a case (an open or escalated case moves to investigating)
+	//
+	// Publishes case.assigned.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/cases/{id}/assign (the `AssignCase` operationId).
+	AssignCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AssignCase assign a case (an open or escalated case moves to investigating)
+	//
+	// Publishes case.assigned.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/cases/{id}/assign (the `AssignCase` operationId).
+	AssignCase(ctx context.Context, id Id, body AssignCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCaseCommentWithBody comment on a case
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/cases/{id}/comments (the `CreateCaseComment` operationId).
+	CreateCaseCommentWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCaseComment comment on a case
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/cases/{id}/comments (the `CreateCaseComment` operationId).
+	CreateCaseComment(ctx context.Context, id Id, body CreateCaseCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EscalateCaseWithBody escalate a case
+	//
+	// Publishes case.escalated.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/cases/{id}/escalate (the `EscalateCase` operationId).
+	EscalateCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EscalateCase escalate a case
+	//
+	// Publishes case.escalated.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/cases/{id}/escalate (the `EscalateCase` operationId).
+	EscalateCase(ctx context.Context, id Id, body EscalateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ProposeCloseCaseWithBody propose closing a case with an outcome (key bound to a user)
+	//
+	// investigating or escalated → pending_close; 422 api_key_not_bound_to_user without an effective user.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/cases/{id}/propose-close (the `ProposeCloseCase` operationId).
+	ProposeCloseCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ProposeCloseCase propose closing a case with an outcome (key bound to a user)
+	//
+	// investigating or escalated → pending_close; 422 api_key_not_bound_to_user without an effective user.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/cases/{id}/propose-close (the `ProposeCloseCase` operationId).
+	ProposeCloseCase(ctx context.Context, id Id, body ProposeCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectCloseCaseWithBody reject a proposed closure: back to investigating (a second user)
+	//
+	// pending_close → investigating; the same four-eyes rules as approve-close.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/cases/{id}/reject-close (the `RejectCloseCase` operationId).
+	RejectCloseCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectCloseCase reject a proposed closure: back to investigating (a second user)
+	//
+	// pending_close → investigating; the same four-eyes rules as approve-close.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/cases/{id}/reject-close (the `RejectCloseCase` operationId).
+	RejectCloseCase(ctx context.Context, id Id, body RejectCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReopenCaseWithBody reopen a closed case
+	//
+	// closed → investigating; its alerts are assigned again.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/cases/{id}/reopen (the `ReopenCase` operationId).
+	ReopenCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReopenCase reopen a closed case
+	//
+	// closed → investigating; its alerts are assigned again.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/cases/{id}/reopen (the `ReopenCase` operationId).
+	ReopenCase(ctx context.Context, id Id, body ReopenCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCustomers list customers, newest first
 	//
@@ -3591,6 +5954,38 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/executions/{id}/cancel (the `CancelExecution` operationId).
 	CancelExecution(ctx context.Context, id Id, body CancelExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListExecutionStepExchanges the audit record of an ai step: prompts and answers (or their sizes), model, tokens, latency
+	//
+	// Scope executions:view. Oldest first; empty for a step that never reached the model.
+	//
+	// Corresponds with GET /api/executions/{id}/steps/{stepId}/exchanges (the `ListExecutionStepExchanges` operationId).
+	ListExecutionStepExchanges(ctx context.Context, id Id, stepId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFraudList get a value list
+	//
+	// Scope fraud:view. A list never set is empty.
+	//
+	// Corresponds with GET /api/fraud-lists/{name} (the `GetFraudList` operationId).
+	GetFraudList(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetFraudListWithBody replace a value list that rules read as lists.<name>
+	//
+	// Scope fraud:write. The organisation's allow and deny lists: the body's values (at most 10,000 strings of 1 to 256 bytes) become the whole list, in one transaction, read by the next decision. An empty array empties the list. A bad name or body is 400 with fieldErrors.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/fraud-lists/{name} (the `SetFraudList` operationId).
+	SetFraudListWithBody(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetFraudList replace a value list that rules read as lists.<name>
+	//
+	// Scope fraud:write. The organisation's allow and deny lists: the body's values (at most 10,000 strings of 1 to 256 bytes) become the whole list, in one transaction, read by the next decision. An empty array empties the list. A bad name or body is 400 with fieldErrors.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/fraud-lists/{name} (the `SetFraudList` operationId).
+	SetFraudList(ctx context.Context, name string, body SetFraudListJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListIdentityAttempts the feed of attempts, newest first (cursor)
 	//
@@ -3823,7 +6218,74 @@ type ClientInterface interface {
 	// Corresponds with POST /api/rulesets/{id}/versions/{version}/submit (the `SubmitRulesetVersion` operationId).
 	SubmitRulesetVersion(ctx context.Context, id Id, version int, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListSarFilings list SAR filings, newest first
+	//
+	// Corresponds with GET /api/sar-filings (the `ListSarFilings` operationId).
+	ListSarFilings(ctx context.Context, params *ListSarFilingsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSarFilingWithBody draft a SAR filing from a case (key bound to a user)
+	//
+	// Scope sar-filings:write. The effective user is the drafter (filedById). Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/sar-filings (the `CreateSarFiling` operationId).
+	CreateSarFilingWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSarFiling draft a SAR filing from a case (key bound to a user)
+	//
+	// Scope sar-filings:write. The effective user is the drafter (filedById). Idempotent with externalId.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/sar-filings (the `CreateSarFiling` operationId).
+	CreateSarFiling(ctx context.Context, body CreateSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSarFiling get a SAR filing
+	//
+	// Corresponds with GET /api/sar-filings/{id} (the `GetSarFiling` operationId).
+	GetSarFiling(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSarFilingWithBody change a draft SAR filing
+	//
+	// Only in draft; a submitted filing is immutable (409).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/sar-filings/{id} (the `UpdateSarFiling` operationId).
+	UpdateSarFilingWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSarFiling change a draft SAR filing
+	//
+	// Only in draft; a submitted filing is immutable (409).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/sar-filings/{id} (the `UpdateSarFiling` operationId).
+	UpdateSarFiling(ctx context.Context, id Id, body UpdateSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitSarFilingWithBody submit a SAR filing to the regulator (a second user, not the drafter)
+	//
+	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/sar-filings/{id}/submit (the `SubmitSarFiling` operationId).
+	SubmitSarFilingWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitSarFiling submit a SAR filing to the regulator (a second user, not the drafter)
+	//
+	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/sar-filings/{id}/submit (the `SubmitSarFiling` operationId).
+	SubmitSarFiling(ctx context.Context, id Id, body SubmitSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListScreeningLists list the organisation's screening lists with their version and entity count
+	//
+	// Scope screening-lists:view. The organisation's own lists and the platform's lists (config
+	// screening.sources), each with its version in service, entity count and last refresh (refreshedAt).
 	//
 	// Corresponds with GET /api/screening-lists (the `ListScreeningLists` operationId).
 	ListScreeningLists(ctx context.Context, params *ListScreeningListsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3848,6 +6310,71 @@ type ClientInterface interface {
 	// Corresponds with POST /api/screening-lists (the `CreateScreeningList` operationId).
 	CreateScreeningList(ctx context.Context, body CreateScreeningListJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteScreeningListEntry remove an entry of an organisation list (a new list version)
+	//
+	// Corresponds with DELETE /api/screening-lists/{id}/entries/{entryId} (the `DeleteScreeningListEntry` operationId).
+	DeleteScreeningListEntry(ctx context.Context, id Id, entryId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetScreeningListEntryWithBody add or change an entry of an organisation list (a new list version)
+	//
+	// Scope screening-lists:write. Stores the list's next version with its delta (unless the entry is
+	// unchanged) and starts the rescreen of the organisation's monitored customers against it
+	// (screening.list_updated). A platform list (configured source) is 409.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/screening-lists/{id}/entries/{entryId} (the `SetScreeningListEntry` operationId).
+	SetScreeningListEntryWithBody(ctx context.Context, id Id, entryId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetScreeningListEntry add or change an entry of an organisation list (a new list version)
+	//
+	// Scope screening-lists:write. Stores the list's next version with its delta (unless the entry is
+	// unchanged) and starts the rescreen of the organisation's monitored customers against it
+	// (screening.list_updated). A platform list (configured source) is 409.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/screening-lists/{id}/entries/{entryId} (the `SetScreeningListEntry` operationId).
+	SetScreeningListEntry(ctx context.Context, id Id, entryId string, body SetScreeningListEntryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UploadScreeningListWithBody replace an organisation list's entries with a CSV file (a new list version when the content changed)
+	//
+	// Scope screening-lists:write. multipart/form-data with the CSV in the part "file" (columns id, type, name,
+	// aliases, birth dates, countries; see the organisation CSV format). A file that does not parse is 400
+	// naming the line; the version in service stays.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/screening-lists/{id}/upload (the `UploadScreeningList` operationId).
+	UploadScreeningListWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetScreeningSettings the organisation's screening defaults
+	//
+	// Scope screening-lists:view.
+	//
+	// Corresponds with GET /api/screening-settings (the `GetScreeningSettings` operationId).
+	GetScreeningSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetScreeningSettingsWithBody change the organisation's screening defaults (the hit threshold)
+	//
+	// Scope screening-lists:write; audit-logged. threshold (0, 1] is used by the organisation's screenings and
+	// monitoring when a request names none; null returns to config screening.threshold.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/screening-settings (the `SetScreeningSettings` operationId).
+	SetScreeningSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetScreeningSettings change the organisation's screening defaults (the hit threshold)
+	//
+	// Scope screening-lists:write; audit-logged. threshold (0, 1] is used by the organisation's screenings and
+	// monitoring when a request names none; null returns to config screening.threshold.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/screening-settings (the `SetScreeningSettings` operationId).
+	SetScreeningSettings(ctx context.Context, body SetScreeningSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListScreenings list screenings, newest first (cursor)
 	//
 	// Corresponds with GET /api/screenings (the `ListScreenings` operationId).
@@ -3857,7 +6384,8 @@ type ClientInterface interface {
 	//
 	// Scope screenings:write, bucket screening (SPEC 8.1). Screens fullName (at most 300 characters, no control
 	// characters) against the named lists, or all of the organisation's lists. birthDate (YYYY, YYYY-MM or
-	// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to 0.80. Every hit explains
+	// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to the organisation's
+	// (PUT /api/screening-settings), else config screening.threshold (0.80). Every hit explains
 	// itself: the matched name or alias, per-token and per-qualifier scores, the final score. An unknown list id is
 	// 400. Idempotent with externalId: a replay answers the original screening with idempotent true.
 	//
@@ -3870,7 +6398,8 @@ type ClientInterface interface {
 	//
 	// Scope screenings:write, bucket screening (SPEC 8.1). Screens fullName (at most 300 characters, no control
 	// characters) against the named lists, or all of the organisation's lists. birthDate (YYYY, YYYY-MM or
-	// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to 0.80. Every hit explains
+	// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to the organisation's
+	// (PUT /api/screening-settings), else config screening.threshold (0.80). Every hit explains
 	// itself: the matched name or alias, per-token and per-qualifier scores, the final score. An unknown list id is
 	// 400. Idempotent with externalId: a replay answers the original screening with idempotent true.
 	//
@@ -3883,6 +6412,90 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/screenings/{id} (the `GetScreening` operationId).
 	GetScreening(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResolveScreeningHitWithBody resolve a hit as a false positive or a true match (key bound to a user)
+	//
+	// Scope screenings:write; the key must act for a user (actAsUserId, SPEC 5.5), else 422
+	// api_key_not_bound_to_user. Audit-logged. A hit is resolved once: a second decision is 409
+	// state conflict. A false positive on a customer's screening is remembered for that customer and
+	// entity and suppressed in later screenings and monitoring until the entity's list record changes;
+	// the hit's alert closes.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/screenings/{id}/hits/{hitId}/resolve (the `ResolveScreeningHit` operationId).
+	ResolveScreeningHitWithBody(ctx context.Context, id Id, hitId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResolveScreeningHit resolve a hit as a false positive or a true match (key bound to a user)
+	//
+	// Scope screenings:write; the key must act for a user (actAsUserId, SPEC 5.5), else 422
+	// api_key_not_bound_to_user. Audit-logged. A hit is resolved once: a second decision is 409
+	// state conflict. A false positive on a customer's screening is remembered for that customer and
+	// entity and suppressed in later screenings and monitoring until the entity's list record changes;
+	// the hit's alert closes.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/screenings/{id}/hits/{hitId}/resolve (the `ResolveScreeningHit` operationId).
+	ResolveScreeningHit(ctx context.Context, id Id, hitId string, body ResolveScreeningHitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetStatementCategoryRules the organisation's transaction category rules and the defaults
+	//
+	// Corresponds with GET /api/statement-category-rules (the `GetStatementCategoryRules` operationId).
+	GetStatementCategoryRules(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetStatementCategoryRulesWithBody replace the organisation's transaction category rules
+	//
+	// Scope statement-templates:write. The rules, in the order they are checked, before the defaults.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/statement-category-rules (the `SetStatementCategoryRules` operationId).
+	SetStatementCategoryRulesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetStatementCategoryRules replace the organisation's transaction category rules
+	//
+	// Scope statement-templates:write. The rules, in the order they are checked, before the defaults.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/statement-category-rules (the `SetStatementCategoryRules` operationId).
+	SetStatementCategoryRules(ctx context.Context, body SetStatementCategoryRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListStatementTemplates list the organisation's statement templates
+	//
+	// Corresponds with GET /api/statement-templates (the `ListStatementTemplates` operationId).
+	ListStatementTemplates(ctx context.Context, params *ListStatementTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateStatementTemplateWithBody define a bank statement template of the organisation
+	//
+	// Scope statement-templates:write. Detection tries the organisation's templates before the built-in ones.
+	// Every unusable field is named (400). Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/statement-templates (the `CreateStatementTemplate` operationId).
+	CreateStatementTemplateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateStatementTemplate define a bank statement template of the organisation
+	//
+	// Scope statement-templates:write. Detection tries the organisation's templates before the built-in ones.
+	// Every unusable field is named (400). Idempotent with externalId.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/statement-templates (the `CreateStatementTemplate` operationId).
+	CreateStatementTemplate(ctx context.Context, body CreateStatementTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteStatementTemplate delete a statement template
+	//
+	// Corresponds with DELETE /api/statement-templates/{id} (the `DeleteStatementTemplate` operationId).
+	DeleteStatementTemplate(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetStatementTemplate get a statement template
+	//
+	// Corresponds with GET /api/statement-templates/{id} (the `GetStatementTemplate` operationId).
+	GetStatementTemplate(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTemplates list custom document types
 	//
@@ -4179,6 +6792,183 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ListAlerts list alerts (screening hits, fraud decisions), newest first (cursor)
+//
+// Scope cases:view. Alerts no case holds yet are gathered into their customer's open case (config cases.gather_window) by the gathering Schedule.
+//
+// Corresponds with GET /api/alerts (the `ListAlerts` operationId).
+func (c *Client) ListAlerts(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAlertsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAnalyses list analyses, newest first
+//
+// Corresponds with GET /api/analyses (the `ListAnalyses` operationId).
+func (c *Client) ListAnalyses(ctx context.Context, params *ListAnalysesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAnalysesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UploadAnalysisWithBody upload one account's bank statements (PDF, CSV, OFX/QFX, CAMT.053) for analysis
+//
+// Scope analyses:write; rate-limit bucket upload (60 per 10 minutes). multipart/form-data only (415
+// otherwise), with one to 12 `file` parts of one account. Each file's kind is detected from its bytes:
+// anything but a PDF (text or scanned), CSV, OFX/QFX or ISO 20022 CAMT.053 is 415; more than
+// documents.max_upload_bytes in all is 413. A durable pipeline then runs inspect, text (pdftotext or
+// OCR, passwords as for documents), detect (bank template by PDF metadata and text; the organisation's
+// templates first), parse, reconcile, insights and decide. Events: analysis.completed,
+// analysis.requires_review, analysis.failed (with stage), analysis.password_required. Idempotent with externalId.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/analyses/upload (the `UploadAnalysis` operationId).
+func (c *Client) UploadAnalysisWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadAnalysisRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAnalysis get an analysis: statements, reconciliation, insights, tamper signals
+//
+// Corresponds with GET /api/analyses/{id} (the `GetAnalysis` operationId).
+func (c *Client) GetAnalysis(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAnalysisRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAnalysisCorrectionWithBody correct transactions: a new version of the analysis (key bound to a user)
+//
+// Scope analyses:write, and a key bound to a user (422 api_key_not_bound_to_user otherwise) or a
+// dashboard session. The corrected transactions (statement, index and the fields to change) make the next
+// version, reconciled, analysed and decided again; analysis.corrected names the actor. Only a completed
+// or requires_review analysis can be corrected (409), only transactions it has (400). Idempotent with externalId.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/analyses/{id}/corrections (the `CreateAnalysisCorrection` operationId).
+func (c *Client) CreateAnalysisCorrectionWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAnalysisCorrectionRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAnalysisCorrection correct transactions: a new version of the analysis (key bound to a user)
+//
+// Scope analyses:write, and a key bound to a user (422 api_key_not_bound_to_user otherwise) or a
+// dashboard session. The corrected transactions (statement, index and the fields to change) make the next
+// version, reconciled, analysed and decided again; analysis.corrected names the actor. Only a completed
+// or requires_review analysis can be corrected (409), only transactions it has (400). Idempotent with externalId.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/analyses/{id}/corrections (the `CreateAnalysisCorrection` operationId).
+func (c *Client) CreateAnalysisCorrection(ctx context.Context, id Id, body CreateAnalysisCorrectionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAnalysisCorrectionRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAnalysisPasswordWithBody give the password of an encrypted PDF waiting in password_required
+//
+// Scope analyses:write. Only an analysis in password_required takes a password (409 otherwise). It is
+// stored sealed and tried by the waiting pipeline before the answer: 202 with the analysis,
+// password_required again (and another analysis.password_required) when it was wrong, processing when it
+// opened the files. The analysis fails after documents.password_timeout without one.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/analyses/{id}/password (the `SetAnalysisPassword` operationId).
+func (c *Client) SetAnalysisPasswordWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAnalysisPasswordRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAnalysisPassword give the password of an encrypted PDF waiting in password_required
+//
+// Scope analyses:write. Only an analysis in password_required takes a password (409 otherwise). It is
+// stored sealed and tried by the waiting pipeline before the answer: 202 with the analysis,
+// password_required again (and another analysis.password_required) when it was wrong, processing when it
+// opened the files. The analysis fails after documents.password_timeout without one.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/analyses/{id}/password (the `SetAnalysisPassword` operationId).
+func (c *Client) SetAnalysisPassword(ctx context.Context, id Id, body SetAnalysisPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAnalysisPasswordRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAnalysisTransactions list an analysis's transactions
+//
+// In statement order; amounts in minor units, credits positive. Empty until the analysis is decided.
+//
+// Corresponds with GET /api/analyses/{id}/transactions (the `ListAnalysisTransactions` operationId).
+func (c *Client) ListAnalysisTransactions(ctx context.Context, id Id, params *ListAnalysisTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAnalysisTransactionsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // ListApiKeys list API keys, masked
@@ -4519,6 +7309,84 @@ func (c *Client) Logout(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 	return c.Client.Do(req)
 }
 
+// ListAutomations list automation runs, newest first
+//
+// Corresponds with GET /api/automations (the `ListAutomations` operationId).
+func (c *Client) ListAutomations(ctx context.Context, params *ListAutomationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAutomationsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAutomationWithBody start a built-in automation (case_summary, sar_draft, document_fields)
+//
+// Scope automations:write. Starts a durable run; the result arrives by automation.completed or
+// automation.failed. case_summary and sar_draft read the case (404 unknown; 503 without the cases
+// product); sar_draft needs a key bound to a user (422 api_key_not_bound_to_user), who is the draft's
+// drafter, so another person submits it. document_fields needs a document of a custom type whose
+// template rules found none of its fields (400 otherwise; 409 while the pipeline runs); its result
+// always puts the document in requires_review. Idempotent with externalId.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/automations (the `CreateAutomation` operationId).
+func (c *Client) CreateAutomationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAutomationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAutomation start a built-in automation (case_summary, sar_draft, document_fields)
+//
+// Scope automations:write. Starts a durable run; the result arrives by automation.completed or
+// automation.failed. case_summary and sar_draft read the case (404 unknown; 503 without the cases
+// product); sar_draft needs a key bound to a user (422 api_key_not_bound_to_user), who is the draft's
+// drafter, so another person submits it. document_fields needs a document of a custom type whose
+// template rules found none of its fields (400 otherwise; 409 while the pipeline runs); its result
+// always puts the document in requires_review. Idempotent with externalId.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/automations (the `CreateAutomation` operationId).
+func (c *Client) CreateAutomation(ctx context.Context, body CreateAutomationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAutomationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAutomation get an automation run with its machine-written result and model exchanges
+//
+// Corresponds with GET /api/automations/{id} (the `GetAutomation` operationId).
+func (c *Client) GetAutomation(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAutomationRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetBacktest get a backtest's progress and report
 //
 // Corresponds with GET /api/backtests/{id} (the `GetBacktest` operationId).
@@ -4541,6 +7409,374 @@ func (c *Client) GetBacktest(ctx context.Context, id Id, reqEditors ...RequestEd
 // Corresponds with POST /api/backtests/{id}/cancel (the `CancelBacktest` operationId).
 func (c *Client) CancelBacktest(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCancelBacktestRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCases list cases, newest first
+//
+// Corresponds with GET /api/cases (the `ListCases` operationId).
+func (c *Client) ListCases(ctx context.Context, params *ListCasesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCasesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCaseWithBody open a case by hand, optionally with alerts
+//
+// Scope cases:write. Each alert must be the organisation's and in no case yet (409 otherwise). Idempotent with externalId.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/cases (the `CreateCase` operationId).
+func (c *Client) CreateCaseWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCaseRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCase open a case by hand, optionally with alerts
+//
+// Scope cases:write. Each alert must be the organisation's and in no case yet (409 otherwise). Idempotent with externalId.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/cases (the `CreateCase` operationId).
+func (c *Client) CreateCase(ctx context.Context, body CreateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCaseRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCase get a case with its alerts, evidence and timeline
+//
+// Corresponds with GET /api/cases/{id} (the `GetCase` operationId).
+func (c *Client) GetCase(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCaseRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCaseWithBody change a case's title, priority or due date, or link evidence
+//
+// A new due date restarts the case workflow's timer. Evidence links name screenings, decisions, documents, executions, analyses or identity attempts by id.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/cases/{id} (the `UpdateCase` operationId).
+func (c *Client) UpdateCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCaseRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCase change a case's title, priority or due date, or link evidence
+//
+// A new due date restarts the case workflow's timer. Evidence links name screenings, decisions, documents, executions, analyses or identity attempts by id.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/cases/{id} (the `UpdateCase` operationId).
+func (c *Client) UpdateCase(ctx context.Context, id Id, body UpdateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCaseRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveCloseCaseWithBody approve a proposed closure (a second user, reviewer or admin)
+//
+// pending_close → closed with the proposed outcome; publishes case.closed with both users. The proposer gets 422 four-eyes violation, a user who is neither reviewer nor admin 403; checked by the case workflow's Update validator.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/cases/{id}/approve-close (the `ApproveCloseCase` operationId).
+func (c *Client) ApproveCloseCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveCloseCaseRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveCloseCase approve a proposed closure (a second user, reviewer or admin)
+//
+// pending_close → closed with the proposed outcome; publishes case.closed with both users. The proposer gets 422 four-eyes violation, a user who is neither reviewer nor admin 403; checked by the case workflow's Update validator.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/cases/{id}/approve-close (the `ApproveCloseCase` operationId).
+func (c *Client) ApproveCloseCase(ctx context.Context, id Id, body ApproveCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveCloseCaseRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AssignCaseWithBody assign a case (an open or escalated case moves to investigating)
+//
+// Publishes case.assigned.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/cases/{id}/assign (the `AssignCase` operationId).
+func (c *Client) AssignCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAssignCaseRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AssignCase assign a case (an open or escalated case moves to investigating)
+//
+// Publishes case.assigned.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/cases/{id}/assign (the `AssignCase` operationId).
+func (c *Client) AssignCase(ctx context.Context, id Id, body AssignCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAssignCaseRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCaseCommentWithBody comment on a case
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/cases/{id}/comments (the `CreateCaseComment` operationId).
+func (c *Client) CreateCaseCommentWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCaseCommentRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCaseComment comment on a case
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/cases/{id}/comments (the `CreateCaseComment` operationId).
+func (c *Client) CreateCaseComment(ctx context.Context, id Id, body CreateCaseCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCaseCommentRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EscalateCaseWithBody escalate a case
+//
+// Publishes case.escalated.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/cases/{id}/escalate (the `EscalateCase` operationId).
+func (c *Client) EscalateCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEscalateCaseRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EscalateCase escalate a case
+//
+// Publishes case.escalated.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/cases/{id}/escalate (the `EscalateCase` operationId).
+func (c *Client) EscalateCase(ctx context.Context, id Id, body EscalateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEscalateCaseRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ProposeCloseCaseWithBody propose closing a case with an outcome (key bound to a user)
+//
+// investigating or escalated → pending_close; 422 api_key_not_bound_to_user without an effective user.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/cases/{id}/propose-close (the `ProposeCloseCase` operationId).
+func (c *Client) ProposeCloseCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewProposeCloseCaseRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ProposeCloseCase propose closing a case with an outcome (key bound to a user)
+//
+// investigating or escalated → pending_close; 422 api_key_not_bound_to_user without an effective user.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/cases/{id}/propose-close (the `ProposeCloseCase` operationId).
+func (c *Client) ProposeCloseCase(ctx context.Context, id Id, body ProposeCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewProposeCloseCaseRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectCloseCaseWithBody reject a proposed closure: back to investigating (a second user)
+//
+// pending_close → investigating; the same four-eyes rules as approve-close.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/cases/{id}/reject-close (the `RejectCloseCase` operationId).
+func (c *Client) RejectCloseCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectCloseCaseRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectCloseCase reject a proposed closure: back to investigating (a second user)
+//
+// pending_close → investigating; the same four-eyes rules as approve-close.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/cases/{id}/reject-close (the `RejectCloseCase` operationId).
+func (c *Client) RejectCloseCase(ctx context.Context, id Id, body RejectCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectCloseCaseRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReopenCaseWithBody reopen a closed case
+//
+// closed → investigating; its alerts are assigned again.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/cases/{id}/reopen (the `ReopenCase` operationId).
+func (c *Client) ReopenCaseWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReopenCaseRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReopenCase reopen a closed case
+//
+// closed → investigating; its alerts are assigned again.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/cases/{id}/reopen (the `ReopenCase` operationId).
+func (c *Client) ReopenCase(ctx context.Context, id Id, body ReopenCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReopenCaseRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5027,6 +8263,78 @@ func (c *Client) CancelExecutionWithBody(ctx context.Context, id Id, contentType
 // Corresponds with POST /api/executions/{id}/cancel (the `CancelExecution` operationId).
 func (c *Client) CancelExecution(ctx context.Context, id Id, body CancelExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCancelExecutionRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListExecutionStepExchanges the audit record of an ai step: prompts and answers (or their sizes), model, tokens, latency
+//
+// Scope executions:view. Oldest first; empty for a step that never reached the model.
+//
+// Corresponds with GET /api/executions/{id}/steps/{stepId}/exchanges (the `ListExecutionStepExchanges` operationId).
+func (c *Client) ListExecutionStepExchanges(ctx context.Context, id Id, stepId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListExecutionStepExchangesRequest(c.Server, id, stepId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFraudList get a value list
+//
+// Scope fraud:view. A list never set is empty.
+//
+// Corresponds with GET /api/fraud-lists/{name} (the `GetFraudList` operationId).
+func (c *Client) GetFraudList(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFraudListRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetFraudListWithBody replace a value list that rules read as lists.<name>
+//
+// Scope fraud:write. The organisation's allow and deny lists: the body's values (at most 10,000 strings of 1 to 256 bytes) become the whole list, in one transaction, read by the next decision. An empty array empties the list. A bad name or body is 400 with fieldErrors.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/fraud-lists/{name} (the `SetFraudList` operationId).
+func (c *Client) SetFraudListWithBody(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetFraudListRequestWithBody(c.Server, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetFraudList replace a value list that rules read as lists.<name>
+//
+// Scope fraud:write. The organisation's allow and deny lists: the body's values (at most 10,000 strings of 1 to 256 bytes) become the whole list, in one transaction, read by the next decision. An empty array empties the list. A bad name or body is 400 with fieldErrors.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/fraud-lists/{name} (the `SetFraudList` operationId).
+func (c *Client) SetFraudList(ctx context.Context, name string, body SetFraudListJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetFraudListRequest(c.Server, name, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5578,7 +8886,154 @@ func (c *Client) SubmitRulesetVersion(ctx context.Context, id Id, version int, r
 	return c.Client.Do(req)
 }
 
+// ListSarFilings list SAR filings, newest first
+//
+// Corresponds with GET /api/sar-filings (the `ListSarFilings` operationId).
+func (c *Client) ListSarFilings(ctx context.Context, params *ListSarFilingsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSarFilingsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSarFilingWithBody draft a SAR filing from a case (key bound to a user)
+//
+// Scope sar-filings:write. The effective user is the drafter (filedById). Idempotent with externalId.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/sar-filings (the `CreateSarFiling` operationId).
+func (c *Client) CreateSarFilingWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSarFilingRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSarFiling draft a SAR filing from a case (key bound to a user)
+//
+// Scope sar-filings:write. The effective user is the drafter (filedById). Idempotent with externalId.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/sar-filings (the `CreateSarFiling` operationId).
+func (c *Client) CreateSarFiling(ctx context.Context, body CreateSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSarFilingRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSarFiling get a SAR filing
+//
+// Corresponds with GET /api/sar-filings/{id} (the `GetSarFiling` operationId).
+func (c *Client) GetSarFiling(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSarFilingRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSarFilingWithBody change a draft SAR filing
+//
+// Only in draft; a submitted filing is immutable (409).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/sar-filings/{id} (the `UpdateSarFiling` operationId).
+func (c *Client) UpdateSarFilingWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSarFilingRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSarFiling change a draft SAR filing
+//
+// Only in draft; a submitted filing is immutable (409).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/sar-filings/{id} (the `UpdateSarFiling` operationId).
+func (c *Client) UpdateSarFiling(ctx context.Context, id Id, body UpdateSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSarFilingRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitSarFilingWithBody submit a SAR filing to the regulator (a second user, not the drafter)
+//
+// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/sar-filings/{id}/submit (the `SubmitSarFiling` operationId).
+func (c *Client) SubmitSarFilingWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitSarFilingRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitSarFiling submit a SAR filing to the regulator (a second user, not the drafter)
+//
+// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/sar-filings/{id}/submit (the `SubmitSarFiling` operationId).
+func (c *Client) SubmitSarFiling(ctx context.Context, id Id, body SubmitSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitSarFilingRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListScreeningLists list the organisation's screening lists with their version and entity count
+//
+// Scope screening-lists:view. The organisation's own lists and the platform's lists (config
+// screening.sources), each with its version in service, entity count and last refresh (refreshedAt).
 //
 // Corresponds with GET /api/screening-lists (the `ListScreeningLists` operationId).
 func (c *Client) ListScreeningLists(ctx context.Context, params *ListScreeningListsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5633,6 +9088,141 @@ func (c *Client) CreateScreeningList(ctx context.Context, body CreateScreeningLi
 	return c.Client.Do(req)
 }
 
+// DeleteScreeningListEntry remove an entry of an organisation list (a new list version)
+//
+// Corresponds with DELETE /api/screening-lists/{id}/entries/{entryId} (the `DeleteScreeningListEntry` operationId).
+func (c *Client) DeleteScreeningListEntry(ctx context.Context, id Id, entryId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteScreeningListEntryRequest(c.Server, id, entryId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetScreeningListEntryWithBody add or change an entry of an organisation list (a new list version)
+//
+// Scope screening-lists:write. Stores the list's next version with its delta (unless the entry is
+// unchanged) and starts the rescreen of the organisation's monitored customers against it
+// (screening.list_updated). A platform list (configured source) is 409.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/screening-lists/{id}/entries/{entryId} (the `SetScreeningListEntry` operationId).
+func (c *Client) SetScreeningListEntryWithBody(ctx context.Context, id Id, entryId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetScreeningListEntryRequestWithBody(c.Server, id, entryId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetScreeningListEntry add or change an entry of an organisation list (a new list version)
+//
+// Scope screening-lists:write. Stores the list's next version with its delta (unless the entry is
+// unchanged) and starts the rescreen of the organisation's monitored customers against it
+// (screening.list_updated). A platform list (configured source) is 409.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/screening-lists/{id}/entries/{entryId} (the `SetScreeningListEntry` operationId).
+func (c *Client) SetScreeningListEntry(ctx context.Context, id Id, entryId string, body SetScreeningListEntryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetScreeningListEntryRequest(c.Server, id, entryId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UploadScreeningListWithBody replace an organisation list's entries with a CSV file (a new list version when the content changed)
+//
+// Scope screening-lists:write. multipart/form-data with the CSV in the part "file" (columns id, type, name,
+// aliases, birth dates, countries; see the organisation CSV format). A file that does not parse is 400
+// naming the line; the version in service stays.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/screening-lists/{id}/upload (the `UploadScreeningList` operationId).
+func (c *Client) UploadScreeningListWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadScreeningListRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetScreeningSettings the organisation's screening defaults
+//
+// Scope screening-lists:view.
+//
+// Corresponds with GET /api/screening-settings (the `GetScreeningSettings` operationId).
+func (c *Client) GetScreeningSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetScreeningSettingsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetScreeningSettingsWithBody change the organisation's screening defaults (the hit threshold)
+//
+// Scope screening-lists:write; audit-logged. threshold (0, 1] is used by the organisation's screenings and
+// monitoring when a request names none; null returns to config screening.threshold.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/screening-settings (the `SetScreeningSettings` operationId).
+func (c *Client) SetScreeningSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetScreeningSettingsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetScreeningSettings change the organisation's screening defaults (the hit threshold)
+//
+// Scope screening-lists:write; audit-logged. threshold (0, 1] is used by the organisation's screenings and
+// monitoring when a request names none; null returns to config screening.threshold.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/screening-settings (the `SetScreeningSettings` operationId).
+func (c *Client) SetScreeningSettings(ctx context.Context, body SetScreeningSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetScreeningSettingsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListScreenings list screenings, newest first (cursor)
 //
 // Corresponds with GET /api/screenings (the `ListScreenings` operationId).
@@ -5652,7 +9242,8 @@ func (c *Client) ListScreenings(ctx context.Context, params *ListScreeningsParam
 //
 // Scope screenings:write, bucket screening (SPEC 8.1). Screens fullName (at most 300 characters, no control
 // characters) against the named lists, or all of the organisation's lists. birthDate (YYYY, YYYY-MM or
-// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to 0.80. Every hit explains
+// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to the organisation's
+// (PUT /api/screening-settings), else config screening.threshold (0.80). Every hit explains
 // itself: the matched name or alias, per-token and per-qualifier scores, the final score. An unknown list id is
 // 400. Idempotent with externalId: a replay answers the original screening with idempotent true.
 //
@@ -5675,7 +9266,8 @@ func (c *Client) CreateScreeningWithBody(ctx context.Context, contentType string
 //
 // Scope screenings:write, bucket screening (SPEC 8.1). Screens fullName (at most 300 characters, no control
 // characters) against the named lists, or all of the organisation's lists. birthDate (YYYY, YYYY-MM or
-// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to 0.80. Every hit explains
+// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to the organisation's
+// (PUT /api/screening-settings), else config screening.threshold (0.80). Every hit explains
 // itself: the matched name or alias, per-token and per-qualifier scores, the final score. An unknown list id is
 // 400. Idempotent with externalId: a replay answers the original screening with idempotent true.
 //
@@ -5699,6 +9291,190 @@ func (c *Client) CreateScreening(ctx context.Context, body CreateScreeningJSONRe
 // Corresponds with GET /api/screenings/{id} (the `GetScreening` operationId).
 func (c *Client) GetScreening(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetScreeningRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResolveScreeningHitWithBody resolve a hit as a false positive or a true match (key bound to a user)
+//
+// Scope screenings:write; the key must act for a user (actAsUserId, SPEC 5.5), else 422
+// api_key_not_bound_to_user. Audit-logged. A hit is resolved once: a second decision is 409
+// state conflict. A false positive on a customer's screening is remembered for that customer and
+// entity and suppressed in later screenings and monitoring until the entity's list record changes;
+// the hit's alert closes.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/screenings/{id}/hits/{hitId}/resolve (the `ResolveScreeningHit` operationId).
+func (c *Client) ResolveScreeningHitWithBody(ctx context.Context, id Id, hitId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResolveScreeningHitRequestWithBody(c.Server, id, hitId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResolveScreeningHit resolve a hit as a false positive or a true match (key bound to a user)
+//
+// Scope screenings:write; the key must act for a user (actAsUserId, SPEC 5.5), else 422
+// api_key_not_bound_to_user. Audit-logged. A hit is resolved once: a second decision is 409
+// state conflict. A false positive on a customer's screening is remembered for that customer and
+// entity and suppressed in later screenings and monitoring until the entity's list record changes;
+// the hit's alert closes.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/screenings/{id}/hits/{hitId}/resolve (the `ResolveScreeningHit` operationId).
+func (c *Client) ResolveScreeningHit(ctx context.Context, id Id, hitId string, body ResolveScreeningHitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResolveScreeningHitRequest(c.Server, id, hitId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStatementCategoryRules the organisation's transaction category rules and the defaults
+//
+// Corresponds with GET /api/statement-category-rules (the `GetStatementCategoryRules` operationId).
+func (c *Client) GetStatementCategoryRules(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStatementCategoryRulesRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetStatementCategoryRulesWithBody replace the organisation's transaction category rules
+//
+// Scope statement-templates:write. The rules, in the order they are checked, before the defaults.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/statement-category-rules (the `SetStatementCategoryRules` operationId).
+func (c *Client) SetStatementCategoryRulesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetStatementCategoryRulesRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetStatementCategoryRules replace the organisation's transaction category rules
+//
+// Scope statement-templates:write. The rules, in the order they are checked, before the defaults.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/statement-category-rules (the `SetStatementCategoryRules` operationId).
+func (c *Client) SetStatementCategoryRules(ctx context.Context, body SetStatementCategoryRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetStatementCategoryRulesRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListStatementTemplates list the organisation's statement templates
+//
+// Corresponds with GET /api/statement-templates (the `ListStatementTemplates` operationId).
+func (c *Client) ListStatementTemplates(ctx context.Context, params *ListStatementTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListStatementTemplatesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateStatementTemplateWithBody define a bank statement template of the organisation
+//
+// Scope statement-templates:write. Detection tries the organisation's templates before the built-in ones.
+// Every unusable field is named (400). Idempotent with externalId.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/statement-templates (the `CreateStatementTemplate` operationId).
+func (c *Client) CreateStatementTemplateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateStatementTemplateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateStatementTemplate define a bank statement template of the organisation
+//
+// Scope statement-templates:write. Detection tries the organisation's templates before the built-in ones.
+// Every unusable field is named (400). Idempotent with externalId.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/statement-templates (the `CreateStatementTemplate` operationId).
+func (c *Client) CreateStatementTemplate(ctx context.Context, body CreateStatementTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateStatementTemplateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteStatementTemplate delete a statement template
+//
+// Corresponds with DELETE /api/statement-templates/{id} (the `DeleteStatementTemplate` operationId).
+func (c *Client) DeleteStatementTemplate(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteStatementTemplateRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStatementTemplate get a statement template
+//
+// Corresponds with GET /api/statement-templates/{id} (the `GetStatementTemplate` operationId).
+func (c *Client) GetStatementTemplate(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStatementTemplateRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -6383,6 +10159,584 @@ func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewListAlertsRequest constructs an http.Request for the ListAlerts method
+func NewListAlertsRequest(server string, params *ListAlertsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/alerts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CustomerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "customerId", *params.CustomerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Source != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "source", *params.Source, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CaseId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "caseId", *params.CaseId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListAnalysesRequest constructs an http.Request for the ListAnalyses method
+func NewListAnalysesRequest(server string, params *ListAnalysesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/analyses")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExternalId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "externalId", *params.ExternalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUploadAnalysisRequestWithBody constructs an http.Request for the UploadAnalysis method, with any body, and a specified content type
+func NewUploadAnalysisRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/analyses/upload")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetAnalysisRequest constructs an http.Request for the GetAnalysis method
+func NewGetAnalysisRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/analyses/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAnalysisCorrectionRequest calls the generic CreateAnalysisCorrection builder with application/json body
+func NewCreateAnalysisCorrectionRequest(server string, id Id, body CreateAnalysisCorrectionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAnalysisCorrectionRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewCreateAnalysisCorrectionRequestWithBody constructs an http.Request for the CreateAnalysisCorrection method, with any body, and a specified content type
+func NewCreateAnalysisCorrectionRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/analyses/%s/corrections", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSetAnalysisPasswordRequest calls the generic SetAnalysisPassword builder with application/json body
+func NewSetAnalysisPasswordRequest(server string, id Id, body SetAnalysisPasswordJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetAnalysisPasswordRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSetAnalysisPasswordRequestWithBody constructs an http.Request for the SetAnalysisPassword method, with any body, and a specified content type
+func NewSetAnalysisPasswordRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/analyses/%s/password", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAnalysisTransactionsRequest constructs an http.Request for the ListAnalysisTransactions method
+func NewListAnalysisTransactionsRequest(server string, id Id, params *ListAnalysisTransactionsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/analyses/%s/transactions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Statement != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "statement", *params.Statement, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Direction != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "direction", *params.Direction, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Version != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "version", *params.Version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewListApiKeysRequest constructs an http.Request for the ListApiKeys method
@@ -7087,6 +11441,218 @@ func NewLogoutRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListAutomationsRequest constructs an http.Request for the ListAutomations method
+func NewListAutomationsRequest(server string, params *ListAutomationsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/automations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Kind != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "kind", *params.Kind, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SubjectId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "subjectId", *params.SubjectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExternalId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "externalId", *params.ExternalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAutomationRequest calls the generic CreateAutomation builder with application/json body
+func NewCreateAutomationRequest(server string, body CreateAutomationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAutomationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateAutomationRequestWithBody constructs an http.Request for the CreateAutomation method, with any body, and a specified content type
+func NewCreateAutomationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/automations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetAutomationRequest constructs an http.Request for the GetAutomation method
+func NewGetAutomationRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/automations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetBacktestRequest constructs an http.Request for the GetBacktest method
 func NewGetBacktestRequest(server string, id Id) (*http.Request, error) {
 	var err error
@@ -7151,6 +11717,594 @@ func NewCancelBacktestRequest(server string, id Id) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewListCasesRequest constructs an http.Request for the ListCases method
+func NewListCasesRequest(server string, params *ListCasesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/cases")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CustomerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "customerId", *params.CustomerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AssigneeId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "assigneeId", *params.AssigneeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateCaseRequest calls the generic CreateCase builder with application/json body
+func NewCreateCaseRequest(server string, body CreateCaseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCaseRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateCaseRequestWithBody constructs an http.Request for the CreateCase method, with any body, and a specified content type
+func NewCreateCaseRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/cases")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetCaseRequest constructs an http.Request for the GetCase method
+func NewGetCaseRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/cases/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateCaseRequest calls the generic UpdateCase builder with application/json body
+func NewUpdateCaseRequest(server string, id Id, body UpdateCaseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateCaseRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateCaseRequestWithBody constructs an http.Request for the UpdateCase method, with any body, and a specified content type
+func NewUpdateCaseRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/cases/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewApproveCloseCaseRequest calls the generic ApproveCloseCase builder with application/json body
+func NewApproveCloseCaseRequest(server string, id Id, body ApproveCloseCaseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewApproveCloseCaseRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewApproveCloseCaseRequestWithBody constructs an http.Request for the ApproveCloseCase method, with any body, and a specified content type
+func NewApproveCloseCaseRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/cases/%s/approve-close", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAssignCaseRequest calls the generic AssignCase builder with application/json body
+func NewAssignCaseRequest(server string, id Id, body AssignCaseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAssignCaseRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewAssignCaseRequestWithBody constructs an http.Request for the AssignCase method, with any body, and a specified content type
+func NewAssignCaseRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/cases/%s/assign", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateCaseCommentRequest calls the generic CreateCaseComment builder with application/json body
+func NewCreateCaseCommentRequest(server string, id Id, body CreateCaseCommentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCaseCommentRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewCreateCaseCommentRequestWithBody constructs an http.Request for the CreateCaseComment method, with any body, and a specified content type
+func NewCreateCaseCommentRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/cases/%s/comments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewEscalateCaseRequest calls the generic EscalateCase builder with application/json body
+func NewEscalateCaseRequest(server string, id Id, body EscalateCaseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEscalateCaseRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewEscalateCaseRequestWithBody constructs an http.Request for the EscalateCase method, with any body, and a specified content type
+func NewEscalateCaseRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/cases/%s/escalate", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewProposeCloseCaseRequest calls the generic ProposeCloseCase builder with application/json body
+func NewProposeCloseCaseRequest(server string, id Id, body ProposeCloseCaseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewProposeCloseCaseRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewProposeCloseCaseRequestWithBody constructs an http.Request for the ProposeCloseCase method, with any body, and a specified content type
+func NewProposeCloseCaseRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/cases/%s/propose-close", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRejectCloseCaseRequest calls the generic RejectCloseCase builder with application/json body
+func NewRejectCloseCaseRequest(server string, id Id, body RejectCloseCaseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRejectCloseCaseRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewRejectCloseCaseRequestWithBody constructs an http.Request for the RejectCloseCase method, with any body, and a specified content type
+func NewRejectCloseCaseRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/cases/%s/reject-close", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewReopenCaseRequest calls the generic ReopenCase builder with application/json body
+func NewReopenCaseRequest(server string, id Id, body ReopenCaseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReopenCaseRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewReopenCaseRequestWithBody constructs an http.Request for the ReopenCase method, with any body, and a specified content type
+func NewReopenCaseRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/cases/%s/reopen", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -8324,6 +13478,128 @@ func NewCancelExecutionRequestWithBody(server string, id Id, contentType string,
 	return req, nil
 }
 
+// NewListExecutionStepExchangesRequest constructs an http.Request for the ListExecutionStepExchanges method
+func NewListExecutionStepExchangesRequest(server string, id Id, stepId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "stepId", stepId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/executions/%s/steps/%s/exchanges", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetFraudListRequest constructs an http.Request for the GetFraudList method
+func NewGetFraudListRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/fraud-lists/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetFraudListRequest calls the generic SetFraudList builder with application/json body
+func NewSetFraudListRequest(server string, name string, body SetFraudListJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetFraudListRequestWithBody(server, name, "application/json", bodyReader)
+}
+
+// NewSetFraudListRequestWithBody constructs an http.Request for the SetFraudList method, with any body, and a specified content type
+func NewSetFraudListRequestWithBody(server string, name string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/fraud-lists/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListIdentityAttemptsRequest constructs an http.Request for the ListIdentityAttempts method
 func NewListIdentityAttemptsRequest(server string, params *ListIdentityAttemptsParams) (*http.Request, error) {
 	var err error
@@ -9471,6 +14747,300 @@ func NewSubmitRulesetVersionRequest(server string, id Id, version int) (*http.Re
 	return req, nil
 }
 
+// NewListSarFilingsRequest constructs an http.Request for the ListSarFilings method
+func NewListSarFilingsRequest(server string, params *ListSarFilingsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/sar-filings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CaseId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "caseId", *params.CaseId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateSarFilingRequest calls the generic CreateSarFiling builder with application/json body
+func NewCreateSarFilingRequest(server string, body CreateSarFilingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateSarFilingRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateSarFilingRequestWithBody constructs an http.Request for the CreateSarFiling method, with any body, and a specified content type
+func NewCreateSarFilingRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/sar-filings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetSarFilingRequest constructs an http.Request for the GetSarFiling method
+func NewGetSarFilingRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/sar-filings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateSarFilingRequest calls the generic UpdateSarFiling builder with application/json body
+func NewUpdateSarFilingRequest(server string, id Id, body UpdateSarFilingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateSarFilingRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateSarFilingRequestWithBody constructs an http.Request for the UpdateSarFiling method, with any body, and a specified content type
+func NewUpdateSarFilingRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/sar-filings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSubmitSarFilingRequest calls the generic SubmitSarFiling builder with application/json body
+func NewSubmitSarFilingRequest(server string, id Id, body SubmitSarFilingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSubmitSarFilingRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSubmitSarFilingRequestWithBody constructs an http.Request for the SubmitSarFiling method, with any body, and a specified content type
+func NewSubmitSarFilingRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/sar-filings/%s/submit", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListScreeningListsRequest constructs an http.Request for the ListScreeningLists method
 func NewListScreeningListsRequest(server string, params *ListScreeningListsParams) (*http.Request, error) {
 	var err error
@@ -9604,6 +15174,204 @@ func NewCreateScreeningListRequestWithBody(server string, contentType string, bo
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteScreeningListEntryRequest constructs an http.Request for the DeleteScreeningListEntry method
+func NewDeleteScreeningListEntryRequest(server string, id Id, entryId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "entryId", entryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/screening-lists/%s/entries/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetScreeningListEntryRequest calls the generic SetScreeningListEntry builder with application/json body
+func NewSetScreeningListEntryRequest(server string, id Id, entryId string, body SetScreeningListEntryJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetScreeningListEntryRequestWithBody(server, id, entryId, "application/json", bodyReader)
+}
+
+// NewSetScreeningListEntryRequestWithBody constructs an http.Request for the SetScreeningListEntry method, with any body, and a specified content type
+func NewSetScreeningListEntryRequestWithBody(server string, id Id, entryId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "entryId", entryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/screening-lists/%s/entries/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewUploadScreeningListRequestWithBody constructs an http.Request for the UploadScreeningList method, with any body, and a specified content type
+func NewUploadScreeningListRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/screening-lists/%s/upload", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetScreeningSettingsRequest constructs an http.Request for the GetScreeningSettings method
+func NewGetScreeningSettingsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/screening-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetScreeningSettingsRequest calls the generic SetScreeningSettings builder with application/json body
+func NewSetScreeningSettingsRequest(server string, body SetScreeningSettingsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetScreeningSettingsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSetScreeningSettingsRequestWithBody constructs an http.Request for the SetScreeningSettings method, with any body, and a specified content type
+func NewSetScreeningSettingsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/screening-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -9808,6 +15576,301 @@ func NewGetScreeningRequest(server string, id Id) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/api/screenings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewResolveScreeningHitRequest calls the generic ResolveScreeningHit builder with application/json body
+func NewResolveScreeningHitRequest(server string, id Id, hitId string, body ResolveScreeningHitJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewResolveScreeningHitRequestWithBody(server, id, hitId, "application/json", bodyReader)
+}
+
+// NewResolveScreeningHitRequestWithBody constructs an http.Request for the ResolveScreeningHit method, with any body, and a specified content type
+func NewResolveScreeningHitRequestWithBody(server string, id Id, hitId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "hitId", hitId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/screenings/%s/hits/%s/resolve", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetStatementCategoryRulesRequest constructs an http.Request for the GetStatementCategoryRules method
+func NewGetStatementCategoryRulesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/statement-category-rules")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetStatementCategoryRulesRequest calls the generic SetStatementCategoryRules builder with application/json body
+func NewSetStatementCategoryRulesRequest(server string, body SetStatementCategoryRulesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetStatementCategoryRulesRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSetStatementCategoryRulesRequestWithBody constructs an http.Request for the SetStatementCategoryRules method, with any body, and a specified content type
+func NewSetStatementCategoryRulesRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/statement-category-rules")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListStatementTemplatesRequest constructs an http.Request for the ListStatementTemplates method
+func NewListStatementTemplatesRequest(server string, params *ListStatementTemplatesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/statement-templates")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateStatementTemplateRequest calls the generic CreateStatementTemplate builder with application/json body
+func NewCreateStatementTemplateRequest(server string, body CreateStatementTemplateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateStatementTemplateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateStatementTemplateRequestWithBody constructs an http.Request for the CreateStatementTemplate method, with any body, and a specified content type
+func NewCreateStatementTemplateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/statement-templates")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteStatementTemplateRequest constructs an http.Request for the DeleteStatementTemplate method
+func NewDeleteStatementTemplateRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/statement-templates/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetStatementTemplateRequest constructs an http.Request for the GetStatementTemplate method
+func NewGetStatementTemplateRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/statement-templates/%s", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -11222,6 +17285,101 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ListAlertsWithResponse list alerts (screening hits, fraud decisions), newest first (cursor)
+	//
+	// Scope cases:view. Alerts no case holds yet are gathered into their customer's open case (config cases.gather_window) by the gathering Schedule.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/alerts (the `ListAlerts` operationId).
+	ListAlertsWithResponse(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*ListAlertsResponse, error)
+
+	// ListAnalysesWithResponse list analyses, newest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/analyses (the `ListAnalyses` operationId).
+	ListAnalysesWithResponse(ctx context.Context, params *ListAnalysesParams, reqEditors ...RequestEditorFn) (*ListAnalysesResponse, error)
+
+	// UploadAnalysisWithBodyWithResponse upload one account's bank statements (PDF, CSV, OFX/QFX, CAMT.053) for analysis
+	//
+	// Scope analyses:write; rate-limit bucket upload (60 per 10 minutes). multipart/form-data only (415
+	// otherwise), with one to 12 `file` parts of one account. Each file's kind is detected from its bytes:
+	// anything but a PDF (text or scanned), CSV, OFX/QFX or ISO 20022 CAMT.053 is 415; more than
+	// documents.max_upload_bytes in all is 413. A durable pipeline then runs inspect, text (pdftotext or
+	// OCR, passwords as for documents), detect (bank template by PDF metadata and text; the organisation's
+	// templates first), parse, reconcile, insights and decide. Events: analysis.completed,
+	// analysis.requires_review, analysis.failed (with stage), analysis.password_required. Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/analyses/upload (the `UploadAnalysis` operationId).
+	UploadAnalysisWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadAnalysisResponse, error)
+
+	// GetAnalysisWithResponse get an analysis: statements, reconciliation, insights, tamper signals
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/analyses/{id} (the `GetAnalysis` operationId).
+	GetAnalysisWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetAnalysisResponse, error)
+
+	// CreateAnalysisCorrectionWithBodyWithResponse correct transactions: a new version of the analysis (key bound to a user)
+	//
+	// Scope analyses:write, and a key bound to a user (422 api_key_not_bound_to_user otherwise) or a
+	// dashboard session. The corrected transactions (statement, index and the fields to change) make the next
+	// version, reconciled, analysed and decided again; analysis.corrected names the actor. Only a completed
+	// or requires_review analysis can be corrected (409), only transactions it has (400). Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/analyses/{id}/corrections (the `CreateAnalysisCorrection` operationId).
+	CreateAnalysisCorrectionWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAnalysisCorrectionResponse, error)
+
+	// CreateAnalysisCorrectionWithResponse correct transactions: a new version of the analysis (key bound to a user)
+	//
+	// Scope analyses:write, and a key bound to a user (422 api_key_not_bound_to_user otherwise) or a
+	// dashboard session. The corrected transactions (statement, index and the fields to change) make the next
+	// version, reconciled, analysed and decided again; analysis.corrected names the actor. Only a completed
+	// or requires_review analysis can be corrected (409), only transactions it has (400). Idempotent with externalId.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/analyses/{id}/corrections (the `CreateAnalysisCorrection` operationId).
+	CreateAnalysisCorrectionWithResponse(ctx context.Context, id Id, body CreateAnalysisCorrectionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAnalysisCorrectionResponse, error)
+
+	// SetAnalysisPasswordWithBodyWithResponse give the password of an encrypted PDF waiting in password_required
+	//
+	// Scope analyses:write. Only an analysis in password_required takes a password (409 otherwise). It is
+	// stored sealed and tried by the waiting pipeline before the answer: 202 with the analysis,
+	// password_required again (and another analysis.password_required) when it was wrong, processing when it
+	// opened the files. The analysis fails after documents.password_timeout without one.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/analyses/{id}/password (the `SetAnalysisPassword` operationId).
+	SetAnalysisPasswordWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAnalysisPasswordResponse, error)
+
+	// SetAnalysisPasswordWithResponse give the password of an encrypted PDF waiting in password_required
+	//
+	// Scope analyses:write. Only an analysis in password_required takes a password (409 otherwise). It is
+	// stored sealed and tried by the waiting pipeline before the answer: 202 with the analysis,
+	// password_required again (and another analysis.password_required) when it was wrong, processing when it
+	// opened the files. The analysis fails after documents.password_timeout without one.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/analyses/{id}/password (the `SetAnalysisPassword` operationId).
+	SetAnalysisPasswordWithResponse(ctx context.Context, id Id, body SetAnalysisPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAnalysisPasswordResponse, error)
+
+	// ListAnalysisTransactionsWithResponse list an analysis's transactions
+	//
+	// In statement order; amounts in minor units, credits positive. Empty until the analysis is decided.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/analyses/{id}/transactions (the `ListAnalysisTransactions` operationId).
+	ListAnalysisTransactionsWithResponse(ctx context.Context, id Id, params *ListAnalysisTransactionsParams, reqEditors ...RequestEditorFn) (*ListAnalysisTransactionsResponse, error)
+
 	// ListApiKeysWithResponse list API keys, masked
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -11396,6 +17554,48 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/auth/logout (the `Logout` operationId).
 	LogoutWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogoutResponse, error)
 
+	// ListAutomationsWithResponse list automation runs, newest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/automations (the `ListAutomations` operationId).
+	ListAutomationsWithResponse(ctx context.Context, params *ListAutomationsParams, reqEditors ...RequestEditorFn) (*ListAutomationsResponse, error)
+
+	// CreateAutomationWithBodyWithResponse start a built-in automation (case_summary, sar_draft, document_fields)
+	//
+	// Scope automations:write. Starts a durable run; the result arrives by automation.completed or
+	// automation.failed. case_summary and sar_draft read the case (404 unknown; 503 without the cases
+	// product); sar_draft needs a key bound to a user (422 api_key_not_bound_to_user), who is the draft's
+	// drafter, so another person submits it. document_fields needs a document of a custom type whose
+	// template rules found none of its fields (400 otherwise; 409 while the pipeline runs); its result
+	// always puts the document in requires_review. Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/automations (the `CreateAutomation` operationId).
+	CreateAutomationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAutomationResponse, error)
+
+	// CreateAutomationWithResponse start a built-in automation (case_summary, sar_draft, document_fields)
+	//
+	// Scope automations:write. Starts a durable run; the result arrives by automation.completed or
+	// automation.failed. case_summary and sar_draft read the case (404 unknown; 503 without the cases
+	// product); sar_draft needs a key bound to a user (422 api_key_not_bound_to_user), who is the draft's
+	// drafter, so another person submits it. document_fields needs a document of a custom type whose
+	// template rules found none of its fields (400 otherwise; 409 while the pipeline runs); its result
+	// always puts the document in requires_review. Idempotent with externalId.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/automations (the `CreateAutomation` operationId).
+	CreateAutomationWithResponse(ctx context.Context, body CreateAutomationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAutomationResponse, error)
+
+	// GetAutomationWithResponse get an automation run with its machine-written result and model exchanges
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/automations/{id} (the `GetAutomation` operationId).
+	GetAutomationWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetAutomationResponse, error)
+
 	// GetBacktestWithResponse get a backtest's progress and report
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -11411,6 +17611,178 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/backtests/{id}/cancel (the `CancelBacktest` operationId).
 	CancelBacktestWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*CancelBacktestResponse, error)
+
+	// ListCasesWithResponse list cases, newest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/cases (the `ListCases` operationId).
+	ListCasesWithResponse(ctx context.Context, params *ListCasesParams, reqEditors ...RequestEditorFn) (*ListCasesResponse, error)
+
+	// CreateCaseWithBodyWithResponse open a case by hand, optionally with alerts
+	//
+	// Scope cases:write. Each alert must be the organisation's and in no case yet (409 otherwise). Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases (the `CreateCase` operationId).
+	CreateCaseWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCaseResponse, error)
+
+	// CreateCaseWithResponse open a case by hand, optionally with alerts
+	//
+	// Scope cases:write. Each alert must be the organisation's and in no case yet (409 otherwise). Idempotent with externalId.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases (the `CreateCase` operationId).
+	CreateCaseWithResponse(ctx context.Context, body CreateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCaseResponse, error)
+
+	// GetCaseWithResponse get a case with its alerts, evidence and timeline
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/cases/{id} (the `GetCase` operationId).
+	GetCaseWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetCaseResponse, error)
+
+	// UpdateCaseWithBodyWithResponse change a case's title, priority or due date, or link evidence
+	//
+	// A new due date restarts the case workflow's timer. Evidence links name screenings, decisions, documents, executions, analyses or identity attempts by id.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/cases/{id} (the `UpdateCase` operationId).
+	UpdateCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCaseResponse, error)
+
+	// UpdateCaseWithResponse change a case's title, priority or due date, or link evidence
+	//
+	// A new due date restarts the case workflow's timer. Evidence links name screenings, decisions, documents, executions, analyses or identity attempts by id.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/cases/{id} (the `UpdateCase` operationId).
+	UpdateCaseWithResponse(ctx context.Context, id Id, body UpdateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCaseResponse, error)
+
+	// ApproveCloseCaseWithBodyWithResponse approve a proposed closure (a second user, reviewer or admin)
+	//
+	// pending_close → closed with the proposed outcome; publishes case.closed with both users. The proposer gets 422 four-eyes violation, a user who is neither reviewer nor admin 403; checked by the case workflow's Update validator.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/approve-close (the `ApproveCloseCase` operationId).
+	ApproveCloseCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveCloseCaseResponse, error)
+
+	// ApproveCloseCaseWithResponse approve a proposed closure (a second user, reviewer or admin)
+	//
+	// pending_close → closed with the proposed outcome; publishes case.closed with both users. The proposer gets 422 four-eyes violation, a user who is neither reviewer nor admin 403; checked by the case workflow's Update validator.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/approve-close (the `ApproveCloseCase` operationId).
+	ApproveCloseCaseWithResponse(ctx context.Context, id Id, body ApproveCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveCloseCaseResponse, error)
+
+	// AssignCaseWithBodyWithResponse assign a case (an open or escalated case moves to investigating)
+	//
+	// Publishes case.assigned.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/assign (the `AssignCase` operationId).
+	AssignCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AssignCaseResponse, error)
+
+	// AssignCaseWithResponse assign a case (an open or escalated case moves to investigating)
+	//
+	// Publishes case.assigned.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/assign (the `AssignCase` operationId).
+	AssignCaseWithResponse(ctx context.Context, id Id, body AssignCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*AssignCaseResponse, error)
+
+	// CreateCaseCommentWithBodyWithResponse comment on a case
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/comments (the `CreateCaseComment` operationId).
+	CreateCaseCommentWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCaseCommentResponse, error)
+
+	// CreateCaseCommentWithResponse comment on a case
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/comments (the `CreateCaseComment` operationId).
+	CreateCaseCommentWithResponse(ctx context.Context, id Id, body CreateCaseCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCaseCommentResponse, error)
+
+	// EscalateCaseWithBodyWithResponse escalate a case
+	//
+	// Publishes case.escalated.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/escalate (the `EscalateCase` operationId).
+	EscalateCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EscalateCaseResponse, error)
+
+	// EscalateCaseWithResponse escalate a case
+	//
+	// Publishes case.escalated.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/escalate (the `EscalateCase` operationId).
+	EscalateCaseWithResponse(ctx context.Context, id Id, body EscalateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*EscalateCaseResponse, error)
+
+	// ProposeCloseCaseWithBodyWithResponse propose closing a case with an outcome (key bound to a user)
+	//
+	// investigating or escalated → pending_close; 422 api_key_not_bound_to_user without an effective user.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/propose-close (the `ProposeCloseCase` operationId).
+	ProposeCloseCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ProposeCloseCaseResponse, error)
+
+	// ProposeCloseCaseWithResponse propose closing a case with an outcome (key bound to a user)
+	//
+	// investigating or escalated → pending_close; 422 api_key_not_bound_to_user without an effective user.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/propose-close (the `ProposeCloseCase` operationId).
+	ProposeCloseCaseWithResponse(ctx context.Context, id Id, body ProposeCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*ProposeCloseCaseResponse, error)
+
+	// RejectCloseCaseWithBodyWithResponse reject a proposed closure: back to investigating (a second user)
+	//
+	// pending_close → investigating; the same four-eyes rules as approve-close.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/reject-close (the `RejectCloseCase` operationId).
+	RejectCloseCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectCloseCaseResponse, error)
+
+	// RejectCloseCaseWithResponse reject a proposed closure: back to investigating (a second user)
+	//
+	// pending_close → investigating; the same four-eyes rules as approve-close.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/reject-close (the `RejectCloseCase` operationId).
+	RejectCloseCaseWithResponse(ctx context.Context, id Id, body RejectCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectCloseCaseResponse, error)
+
+	// ReopenCaseWithBodyWithResponse reopen a closed case
+	//
+	// closed → investigating; its alerts are assigned again.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/reopen (the `ReopenCase` operationId).
+	ReopenCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReopenCaseResponse, error)
+
+	// ReopenCaseWithResponse reopen a closed case
+	//
+	// closed → investigating; its alerts are assigned again.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/cases/{id}/reopen (the `ReopenCase` operationId).
+	ReopenCaseWithResponse(ctx context.Context, id Id, body ReopenCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*ReopenCaseResponse, error)
 
 	// ListCustomersWithResponse list customers, newest first
 	//
@@ -11655,6 +18027,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/executions/{id}/cancel (the `CancelExecution` operationId).
 	CancelExecutionWithResponse(ctx context.Context, id Id, body CancelExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelExecutionResponse, error)
+
+	// ListExecutionStepExchangesWithResponse the audit record of an ai step: prompts and answers (or their sizes), model, tokens, latency
+	//
+	// Scope executions:view. Oldest first; empty for a step that never reached the model.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/executions/{id}/steps/{stepId}/exchanges (the `ListExecutionStepExchanges` operationId).
+	ListExecutionStepExchangesWithResponse(ctx context.Context, id Id, stepId string, reqEditors ...RequestEditorFn) (*ListExecutionStepExchangesResponse, error)
+
+	// GetFraudListWithResponse get a value list
+	//
+	// Scope fraud:view. A list never set is empty.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/fraud-lists/{name} (the `GetFraudList` operationId).
+	GetFraudListWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*GetFraudListResponse, error)
+
+	// SetFraudListWithBodyWithResponse replace a value list that rules read as lists.<name>
+	//
+	// Scope fraud:write. The organisation's allow and deny lists: the body's values (at most 10,000 strings of 1 to 256 bytes) become the whole list, in one transaction, read by the next decision. An empty array empties the list. A bad name or body is 400 with fieldErrors.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/fraud-lists/{name} (the `SetFraudList` operationId).
+	SetFraudListWithBodyWithResponse(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetFraudListResponse, error)
+
+	// SetFraudListWithResponse replace a value list that rules read as lists.<name>
+	//
+	// Scope fraud:write. The organisation's allow and deny lists: the body's values (at most 10,000 strings of 1 to 256 bytes) become the whole list, in one transaction, read by the next decision. An empty array empties the list. A bad name or body is 400 with fieldErrors.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/fraud-lists/{name} (the `SetFraudList` operationId).
+	SetFraudListWithResponse(ctx context.Context, name string, body SetFraudListJSONRequestBody, reqEditors ...RequestEditorFn) (*SetFraudListResponse, error)
 
 	// ListIdentityAttemptsWithResponse the feed of attempts, newest first (cursor)
 	//
@@ -11915,7 +18323,78 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/rulesets/{id}/versions/{version}/submit (the `SubmitRulesetVersion` operationId).
 	SubmitRulesetVersionWithResponse(ctx context.Context, id Id, version int, reqEditors ...RequestEditorFn) (*SubmitRulesetVersionResponse, error)
 
+	// ListSarFilingsWithResponse list SAR filings, newest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/sar-filings (the `ListSarFilings` operationId).
+	ListSarFilingsWithResponse(ctx context.Context, params *ListSarFilingsParams, reqEditors ...RequestEditorFn) (*ListSarFilingsResponse, error)
+
+	// CreateSarFilingWithBodyWithResponse draft a SAR filing from a case (key bound to a user)
+	//
+	// Scope sar-filings:write. The effective user is the drafter (filedById). Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/sar-filings (the `CreateSarFiling` operationId).
+	CreateSarFilingWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSarFilingResponse, error)
+
+	// CreateSarFilingWithResponse draft a SAR filing from a case (key bound to a user)
+	//
+	// Scope sar-filings:write. The effective user is the drafter (filedById). Idempotent with externalId.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/sar-filings (the `CreateSarFiling` operationId).
+	CreateSarFilingWithResponse(ctx context.Context, body CreateSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSarFilingResponse, error)
+
+	// GetSarFilingWithResponse get a SAR filing
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/sar-filings/{id} (the `GetSarFiling` operationId).
+	GetSarFilingWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetSarFilingResponse, error)
+
+	// UpdateSarFilingWithBodyWithResponse change a draft SAR filing
+	//
+	// Only in draft; a submitted filing is immutable (409).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/sar-filings/{id} (the `UpdateSarFiling` operationId).
+	UpdateSarFilingWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateSarFilingResponse, error)
+
+	// UpdateSarFilingWithResponse change a draft SAR filing
+	//
+	// Only in draft; a submitted filing is immutable (409).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/sar-filings/{id} (the `UpdateSarFiling` operationId).
+	UpdateSarFilingWithResponse(ctx context.Context, id Id, body UpdateSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSarFilingResponse, error)
+
+	// SubmitSarFilingWithBodyWithResponse submit a SAR filing to the regulator (a second user, not the drafter)
+	//
+	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/sar-filings/{id}/submit (the `SubmitSarFiling` operationId).
+	SubmitSarFilingWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitSarFilingResponse, error)
+
+	// SubmitSarFilingWithResponse submit a SAR filing to the regulator (a second user, not the drafter)
+	//
+	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/sar-filings/{id}/submit (the `SubmitSarFiling` operationId).
+	SubmitSarFilingWithResponse(ctx context.Context, id Id, body SubmitSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitSarFilingResponse, error)
+
 	// ListScreeningListsWithResponse list the organisation's screening lists with their version and entity count
+	//
+	// Scope screening-lists:view. The organisation's own lists and the platform's lists (config
+	// screening.sources), each with its version in service, entity count and last refresh (refreshedAt).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11942,6 +18421,75 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/screening-lists (the `CreateScreeningList` operationId).
 	CreateScreeningListWithResponse(ctx context.Context, body CreateScreeningListJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateScreeningListResponse, error)
 
+	// DeleteScreeningListEntryWithResponse remove an entry of an organisation list (a new list version)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/screening-lists/{id}/entries/{entryId} (the `DeleteScreeningListEntry` operationId).
+	DeleteScreeningListEntryWithResponse(ctx context.Context, id Id, entryId string, reqEditors ...RequestEditorFn) (*DeleteScreeningListEntryResponse, error)
+
+	// SetScreeningListEntryWithBodyWithResponse add or change an entry of an organisation list (a new list version)
+	//
+	// Scope screening-lists:write. Stores the list's next version with its delta (unless the entry is
+	// unchanged) and starts the rescreen of the organisation's monitored customers against it
+	// (screening.list_updated). A platform list (configured source) is 409.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/screening-lists/{id}/entries/{entryId} (the `SetScreeningListEntry` operationId).
+	SetScreeningListEntryWithBodyWithResponse(ctx context.Context, id Id, entryId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetScreeningListEntryResponse, error)
+
+	// SetScreeningListEntryWithResponse add or change an entry of an organisation list (a new list version)
+	//
+	// Scope screening-lists:write. Stores the list's next version with its delta (unless the entry is
+	// unchanged) and starts the rescreen of the organisation's monitored customers against it
+	// (screening.list_updated). A platform list (configured source) is 409.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/screening-lists/{id}/entries/{entryId} (the `SetScreeningListEntry` operationId).
+	SetScreeningListEntryWithResponse(ctx context.Context, id Id, entryId string, body SetScreeningListEntryJSONRequestBody, reqEditors ...RequestEditorFn) (*SetScreeningListEntryResponse, error)
+
+	// UploadScreeningListWithBodyWithResponse replace an organisation list's entries with a CSV file (a new list version when the content changed)
+	//
+	// Scope screening-lists:write. multipart/form-data with the CSV in the part "file" (columns id, type, name,
+	// aliases, birth dates, countries; see the organisation CSV format). A file that does not parse is 400
+	// naming the line; the version in service stays.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/screening-lists/{id}/upload (the `UploadScreeningList` operationId).
+	UploadScreeningListWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadScreeningListResponse, error)
+
+	// GetScreeningSettingsWithResponse the organisation's screening defaults
+	//
+	// Scope screening-lists:view.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/screening-settings (the `GetScreeningSettings` operationId).
+	GetScreeningSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetScreeningSettingsResponse, error)
+
+	// SetScreeningSettingsWithBodyWithResponse change the organisation's screening defaults (the hit threshold)
+	//
+	// Scope screening-lists:write; audit-logged. threshold (0, 1] is used by the organisation's screenings and
+	// monitoring when a request names none; null returns to config screening.threshold.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/screening-settings (the `SetScreeningSettings` operationId).
+	SetScreeningSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetScreeningSettingsResponse, error)
+
+	// SetScreeningSettingsWithResponse change the organisation's screening defaults (the hit threshold)
+	//
+	// Scope screening-lists:write; audit-logged. threshold (0, 1] is used by the organisation's screenings and
+	// monitoring when a request names none; null returns to config screening.threshold.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/screening-settings (the `SetScreeningSettings` operationId).
+	SetScreeningSettingsWithResponse(ctx context.Context, body SetScreeningSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*SetScreeningSettingsResponse, error)
+
 	// ListScreeningsWithResponse list screenings, newest first (cursor)
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -11953,7 +18501,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Scope screenings:write, bucket screening (SPEC 8.1). Screens fullName (at most 300 characters, no control
 	// characters) against the named lists, or all of the organisation's lists. birthDate (YYYY, YYYY-MM or
-	// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to 0.80. Every hit explains
+	// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to the organisation's
+	// (PUT /api/screening-settings), else config screening.threshold (0.80). Every hit explains
 	// itself: the matched name or alias, per-token and per-qualifier scores, the final score. An unknown list id is
 	// 400. Idempotent with externalId: a replay answers the original screening with idempotent true.
 	//
@@ -11966,7 +18515,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Scope screenings:write, bucket screening (SPEC 8.1). Screens fullName (at most 300 characters, no control
 	// characters) against the named lists, or all of the organisation's lists. birthDate (YYYY, YYYY-MM or
-	// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to 0.80. Every hit explains
+	// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to the organisation's
+	// (PUT /api/screening-settings), else config screening.threshold (0.80). Every hit explains
 	// itself: the matched name or alias, per-token and per-qualifier scores, the final score. An unknown list id is
 	// 400. Idempotent with externalId: a replay answers the original screening with idempotent true.
 	//
@@ -11981,6 +18531,98 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/screenings/{id} (the `GetScreening` operationId).
 	GetScreeningWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetScreeningResponse, error)
+
+	// ResolveScreeningHitWithBodyWithResponse resolve a hit as a false positive or a true match (key bound to a user)
+	//
+	// Scope screenings:write; the key must act for a user (actAsUserId, SPEC 5.5), else 422
+	// api_key_not_bound_to_user. Audit-logged. A hit is resolved once: a second decision is 409
+	// state conflict. A false positive on a customer's screening is remembered for that customer and
+	// entity and suppressed in later screenings and monitoring until the entity's list record changes;
+	// the hit's alert closes.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/screenings/{id}/hits/{hitId}/resolve (the `ResolveScreeningHit` operationId).
+	ResolveScreeningHitWithBodyWithResponse(ctx context.Context, id Id, hitId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResolveScreeningHitResponse, error)
+
+	// ResolveScreeningHitWithResponse resolve a hit as a false positive or a true match (key bound to a user)
+	//
+	// Scope screenings:write; the key must act for a user (actAsUserId, SPEC 5.5), else 422
+	// api_key_not_bound_to_user. Audit-logged. A hit is resolved once: a second decision is 409
+	// state conflict. A false positive on a customer's screening is remembered for that customer and
+	// entity and suppressed in later screenings and monitoring until the entity's list record changes;
+	// the hit's alert closes.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/screenings/{id}/hits/{hitId}/resolve (the `ResolveScreeningHit` operationId).
+	ResolveScreeningHitWithResponse(ctx context.Context, id Id, hitId string, body ResolveScreeningHitJSONRequestBody, reqEditors ...RequestEditorFn) (*ResolveScreeningHitResponse, error)
+
+	// GetStatementCategoryRulesWithResponse the organisation's transaction category rules and the defaults
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/statement-category-rules (the `GetStatementCategoryRules` operationId).
+	GetStatementCategoryRulesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStatementCategoryRulesResponse, error)
+
+	// SetStatementCategoryRulesWithBodyWithResponse replace the organisation's transaction category rules
+	//
+	// Scope statement-templates:write. The rules, in the order they are checked, before the defaults.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/statement-category-rules (the `SetStatementCategoryRules` operationId).
+	SetStatementCategoryRulesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetStatementCategoryRulesResponse, error)
+
+	// SetStatementCategoryRulesWithResponse replace the organisation's transaction category rules
+	//
+	// Scope statement-templates:write. The rules, in the order they are checked, before the defaults.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/statement-category-rules (the `SetStatementCategoryRules` operationId).
+	SetStatementCategoryRulesWithResponse(ctx context.Context, body SetStatementCategoryRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*SetStatementCategoryRulesResponse, error)
+
+	// ListStatementTemplatesWithResponse list the organisation's statement templates
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/statement-templates (the `ListStatementTemplates` operationId).
+	ListStatementTemplatesWithResponse(ctx context.Context, params *ListStatementTemplatesParams, reqEditors ...RequestEditorFn) (*ListStatementTemplatesResponse, error)
+
+	// CreateStatementTemplateWithBodyWithResponse define a bank statement template of the organisation
+	//
+	// Scope statement-templates:write. Detection tries the organisation's templates before the built-in ones.
+	// Every unusable field is named (400). Idempotent with externalId.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/statement-templates (the `CreateStatementTemplate` operationId).
+	CreateStatementTemplateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateStatementTemplateResponse, error)
+
+	// CreateStatementTemplateWithResponse define a bank statement template of the organisation
+	//
+	// Scope statement-templates:write. Detection tries the organisation's templates before the built-in ones.
+	// Every unusable field is named (400). Idempotent with externalId.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/statement-templates (the `CreateStatementTemplate` operationId).
+	CreateStatementTemplateWithResponse(ctx context.Context, body CreateStatementTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateStatementTemplateResponse, error)
+
+	// DeleteStatementTemplateWithResponse delete a statement template
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/statement-templates/{id} (the `DeleteStatementTemplate` operationId).
+	DeleteStatementTemplateWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*DeleteStatementTemplateResponse, error)
+
+	// GetStatementTemplateWithResponse get a statement template
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/statement-templates/{id} (the `GetStatementTemplate` operationId).
+	GetStatementTemplateWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetStatementTemplateResponse, error)
 
 	// ListTemplatesWithResponse list custom document types
 	//
@@ -12317,6 +18959,505 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
+}
+
+// ListAlertsResponse429Headers the declared response headers of an HTTP 429 response for ListAlerts
+type ListAlertsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ListAlertsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// NextCursor pass as cursor for the next page; null at the end
+		NextCursor *string         `json:"nextCursor"`
+		Rows       []Alert         `json:"rows"`
+		Summary    *map[string]int `json:"summary,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAlertsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAlertsResponse) GetJSON200() *struct {
+	// NextCursor pass as cursor for the next page; null at the end
+	NextCursor *string         `json:"nextCursor"`
+	Rows       []Alert         `json:"rows"`
+	Summary    *map[string]int `json:"summary,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListAlertsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListAlertsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAlertsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAlertsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAlertsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAlertsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListAnalysesResponse429Headers the declared response headers of an HTTP 429 response for ListAnalyses
+type ListAnalysesResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ListAnalysesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// NextCursor pass as cursor for the next page; null at the end
+		NextCursor *string         `json:"nextCursor"`
+		Rows       []Analysis      `json:"rows"`
+		Summary    *map[string]int `json:"summary,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAnalysesResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAnalysesResponse) GetJSON200() *struct {
+	// NextCursor pass as cursor for the next page; null at the end
+	NextCursor *string         `json:"nextCursor"`
+	Rows       []Analysis      `json:"rows"`
+	Summary    *map[string]int `json:"summary,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListAnalysesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListAnalysesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAnalysesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAnalysesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAnalysesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAnalysesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UploadAnalysisResponse429Headers the declared response headers of an HTTP 429 response for UploadAnalysis
+type UploadAnalysisResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type UploadAnalysisResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *IdRef
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UploadAnalysisResponse429Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r UploadAnalysisResponse) GetJSON202() *IdRef {
+	return r.JSON202
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UploadAnalysisResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UploadAnalysisResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UploadAnalysisResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UploadAnalysisResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UploadAnalysisResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UploadAnalysisResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAnalysisResponse429Headers the declared response headers of an HTTP 429 response for GetAnalysis
+type GetAnalysisResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type GetAnalysisResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data AnalysisDetail `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAnalysisResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAnalysisResponse) GetJSON200() *struct {
+	Data AnalysisDetail `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAnalysisResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetAnalysisResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAnalysisResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAnalysisResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAnalysisResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAnalysisResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateAnalysisCorrectionResponse429Headers the declared response headers of an HTTP 429 response for CreateAnalysisCorrection
+type CreateAnalysisCorrectionResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type CreateAnalysisCorrectionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		Data       AnalysisDetail `json:"data"`
+		Idempotent *bool          `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateAnalysisCorrectionResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAnalysisCorrectionResponse) GetJSON201() *struct {
+	Data       AnalysisDetail `json:"data"`
+	Idempotent *bool          `json:"idempotent,omitempty"`
+} {
+	return r.JSON201
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateAnalysisCorrectionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateAnalysisCorrectionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAnalysisCorrectionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAnalysisCorrectionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAnalysisCorrectionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAnalysisCorrectionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetAnalysisPasswordResponse429Headers the declared response headers of an HTTP 429 response for SetAnalysisPassword
+type SetAnalysisPasswordResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type SetAnalysisPasswordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		Data AnalysisDetail `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetAnalysisPasswordResponse429Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SetAnalysisPasswordResponse) GetJSON202() *struct {
+	Data AnalysisDetail `json:"data"`
+} {
+	return r.JSON202
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetAnalysisPasswordResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetAnalysisPasswordResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetAnalysisPasswordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetAnalysisPasswordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetAnalysisPasswordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetAnalysisPasswordResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListAnalysisTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListAnalysisTransactions
+type ListAnalysisTransactionsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ListAnalysisTransactionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// NextCursor pass as cursor for the next page; null at the end
+		NextCursor *string               `json:"nextCursor"`
+		Rows       []AnalysisTransaction `json:"rows"`
+		Summary    *map[string]int       `json:"summary,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAnalysisTransactionsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAnalysisTransactionsResponse) GetJSON200() *struct {
+	// NextCursor pass as cursor for the next page; null at the end
+	NextCursor *string               `json:"nextCursor"`
+	Rows       []AnalysisTransaction `json:"rows"`
+	Summary    *map[string]int       `json:"summary,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListAnalysisTransactionsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListAnalysisTransactionsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAnalysisTransactionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAnalysisTransactionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAnalysisTransactionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAnalysisTransactionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 // ListApiKeysResponse429Headers the declared response headers of an HTTP 429 response for ListApiKeys
@@ -13306,6 +20447,281 @@ func (r LogoutResponse) ContentType() string {
 	return ""
 }
 
+// ListAutomationsResponse429Headers the declared response headers of an HTTP 429 response for ListAutomations
+type ListAutomationsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ListAutomationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data  []AutomationRun `json:"data"`
+		Limit int             `json:"limit"`
+		Meta  struct {
+			Pages int `json:"pages"`
+		} `json:"meta"`
+		Page    int             `json:"page"`
+		Summary *map[string]int `json:"summary,omitempty"`
+		Total   int             `json:"total"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAutomationsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAutomationsResponse) GetJSON200() *struct {
+	Data  []AutomationRun `json:"data"`
+	Limit int             `json:"limit"`
+	Meta  struct {
+		Pages int `json:"pages"`
+	} `json:"meta"`
+	Page    int             `json:"page"`
+	Summary *map[string]int `json:"summary,omitempty"`
+	Total   int             `json:"total"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListAutomationsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListAutomationsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAutomationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAutomationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAutomationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAutomationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateAutomationResponse429Headers the declared response headers of an HTTP 429 response for CreateAutomation
+type CreateAutomationResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type CreateAutomationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data A run of a built-in automation. result is machine-written (machineWritten is always true): a case
+		// summary {summary, keyRisks, recommendedAction}, a SAR draft {narrative, suspiciousFacts,
+		// missingEvidence} that a person edits and submits under four-eyes, or the fields a model read from a
+		// document (the document is then in requires_review). null until the run completes.
+		Data       AutomationRun `json:"data"`
+		Idempotent *bool         `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateAutomationResponse429Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CreateAutomationResponse) GetJSON202() *struct {
+	// Data A run of a built-in automation. result is machine-written (machineWritten is always true): a case
+	// summary {summary, keyRisks, recommendedAction}, a SAR draft {narrative, suspiciousFacts,
+	// missingEvidence} that a person edits and submits under four-eyes, or the fields a model read from a
+	// document (the document is then in requires_review). null until the run completes.
+	Data       AutomationRun `json:"data"`
+	Idempotent *bool         `json:"idempotent,omitempty"`
+} {
+	return r.JSON202
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateAutomationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateAutomationResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAutomationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAutomationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAutomationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAutomationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAutomationResponse429Headers the declared response headers of an HTTP 429 response for GetAutomation
+type GetAutomationResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type GetAutomationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			CompletedAt  *time.Time           `json:"completedAt"`
+			CreatedAt    time.Time            `json:"createdAt"`
+			ErrorMessage *string              `json:"errorMessage"`
+			Exchanges    []AutomationExchange `json:"exchanges"`
+			ExternalId   *string              `json:"externalId"`
+
+			// Id aut_…
+			Id             string                                   `json:"id"`
+			Kind           GetAutomation200JSONResponseBodyDataKind `json:"kind"`
+			MachineWritten bool                                     `json:"machineWritten"`
+			Model          *string                                  `json:"model"`
+
+			// RequestedBy usr_… who asked; a SAR draft's drafter
+			RequestedBy *string                                    `json:"requestedBy"`
+			Result      interface{}                                `json:"result"`
+			Status      GetAutomation200JSONResponseBodyDataStatus `json:"status"`
+
+			// SubjectId the case or document
+			SubjectId string          `json:"subjectId"`
+			UpdatedAt time.Time       `json:"updatedAt"`
+			Usage     AutomationUsage `json:"usage"`
+		} `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAutomationResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAutomationResponse) GetJSON200() *struct {
+	Data struct {
+		CompletedAt  *time.Time           `json:"completedAt"`
+		CreatedAt    time.Time            `json:"createdAt"`
+		ErrorMessage *string              `json:"errorMessage"`
+		Exchanges    []AutomationExchange `json:"exchanges"`
+		ExternalId   *string              `json:"externalId"`
+
+		// Id aut_…
+		Id             string                                   `json:"id"`
+		Kind           GetAutomation200JSONResponseBodyDataKind `json:"kind"`
+		MachineWritten bool                                     `json:"machineWritten"`
+		Model          *string                                  `json:"model"`
+
+		// RequestedBy usr_… who asked; a SAR draft's drafter
+		RequestedBy *string                                    `json:"requestedBy"`
+		Result      interface{}                                `json:"result"`
+		Status      GetAutomation200JSONResponseBodyDataStatus `json:"status"`
+
+		// SubjectId the case or document
+		SubjectId string          `json:"subjectId"`
+		UpdatedAt time.Time       `json:"updatedAt"`
+		Usage     AutomationUsage `json:"usage"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAutomationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetAutomationResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAutomationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAutomationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAutomationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAutomationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetBacktestResponse429Headers the declared response headers of an HTTP 429 response for GetBacktest
 type GetBacktestResponse429Headers struct {
 	RetryAfter          int
@@ -13442,6 +20858,799 @@ func (r CancelBacktestResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CancelBacktestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListCasesResponse429Headers the declared response headers of an HTTP 429 response for ListCases
+type ListCasesResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ListCasesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data  []Case `json:"data"`
+		Limit int    `json:"limit"`
+		Meta  struct {
+			Pages int `json:"pages"`
+		} `json:"meta"`
+		Page    int             `json:"page"`
+		Summary *map[string]int `json:"summary,omitempty"`
+		Total   int             `json:"total"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCasesResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCasesResponse) GetJSON200() *struct {
+	Data  []Case `json:"data"`
+	Limit int    `json:"limit"`
+	Meta  struct {
+		Pages int `json:"pages"`
+	} `json:"meta"`
+	Page    int             `json:"page"`
+	Summary *map[string]int `json:"summary,omitempty"`
+	Total   int             `json:"total"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCasesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListCasesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCasesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCasesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCasesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCasesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateCaseResponse429Headers the declared response headers of an HTTP 429 response for CreateCase
+type CreateCaseResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type CreateCaseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		Data       CaseDetail `json:"data"`
+		Idempotent *bool      `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateCaseResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCaseResponse) GetJSON201() *struct {
+	Data       CaseDetail `json:"data"`
+	Idempotent *bool      `json:"idempotent,omitempty"`
+} {
+	return r.JSON201
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateCaseResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateCaseResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCaseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCaseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCaseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCaseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCaseResponse429Headers the declared response headers of an HTTP 429 response for GetCase
+type GetCaseResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type GetCaseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data       CaseDetail `json:"data"`
+		Idempotent *bool      `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCaseResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCaseResponse) GetJSON200() *struct {
+	Data       CaseDetail `json:"data"`
+	Idempotent *bool      `json:"idempotent,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCaseResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetCaseResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCaseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCaseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCaseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCaseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateCaseResponse429Headers the declared response headers of an HTTP 429 response for UpdateCase
+type UpdateCaseResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type UpdateCaseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data       CaseDetail `json:"data"`
+		Idempotent *bool      `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateCaseResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateCaseResponse) GetJSON200() *struct {
+	Data       CaseDetail `json:"data"`
+	Idempotent *bool      `json:"idempotent,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateCaseResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateCaseResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateCaseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateCaseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateCaseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateCaseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ApproveCloseCaseResponse429Headers the declared response headers of an HTTP 429 response for ApproveCloseCase
+type ApproveCloseCaseResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ApproveCloseCaseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data       CaseDetail `json:"data"`
+		Idempotent *bool      `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ApproveCloseCaseResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ApproveCloseCaseResponse) GetJSON200() *struct {
+	Data       CaseDetail `json:"data"`
+	Idempotent *bool      `json:"idempotent,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ApproveCloseCaseResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ApproveCloseCaseResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ApproveCloseCaseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ApproveCloseCaseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ApproveCloseCaseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ApproveCloseCaseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AssignCaseResponse429Headers the declared response headers of an HTTP 429 response for AssignCase
+type AssignCaseResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type AssignCaseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data       CaseDetail `json:"data"`
+		Idempotent *bool      `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AssignCaseResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AssignCaseResponse) GetJSON200() *struct {
+	Data       CaseDetail `json:"data"`
+	Idempotent *bool      `json:"idempotent,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AssignCaseResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AssignCaseResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AssignCaseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AssignCaseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AssignCaseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AssignCaseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateCaseCommentResponse429Headers the declared response headers of an HTTP 429 response for CreateCaseComment
+type CreateCaseCommentResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type CreateCaseCommentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		Data       CaseEntry `json:"data"`
+		Idempotent *bool     `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateCaseCommentResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCaseCommentResponse) GetJSON201() *struct {
+	Data       CaseEntry `json:"data"`
+	Idempotent *bool     `json:"idempotent,omitempty"`
+} {
+	return r.JSON201
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateCaseCommentResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateCaseCommentResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCaseCommentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCaseCommentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCaseCommentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCaseCommentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// EscalateCaseResponse429Headers the declared response headers of an HTTP 429 response for EscalateCase
+type EscalateCaseResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type EscalateCaseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data       CaseDetail `json:"data"`
+		Idempotent *bool      `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EscalateCaseResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r EscalateCaseResponse) GetJSON200() *struct {
+	Data       CaseDetail `json:"data"`
+	Idempotent *bool      `json:"idempotent,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r EscalateCaseResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r EscalateCaseResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r EscalateCaseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EscalateCaseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EscalateCaseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EscalateCaseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ProposeCloseCaseResponse429Headers the declared response headers of an HTTP 429 response for ProposeCloseCase
+type ProposeCloseCaseResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ProposeCloseCaseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data       CaseDetail `json:"data"`
+		Idempotent *bool      `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ProposeCloseCaseResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ProposeCloseCaseResponse) GetJSON200() *struct {
+	Data       CaseDetail `json:"data"`
+	Idempotent *bool      `json:"idempotent,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ProposeCloseCaseResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ProposeCloseCaseResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ProposeCloseCaseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ProposeCloseCaseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ProposeCloseCaseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ProposeCloseCaseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RejectCloseCaseResponse429Headers the declared response headers of an HTTP 429 response for RejectCloseCase
+type RejectCloseCaseResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type RejectCloseCaseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data       CaseDetail `json:"data"`
+		Idempotent *bool      `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RejectCloseCaseResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RejectCloseCaseResponse) GetJSON200() *struct {
+	Data       CaseDetail `json:"data"`
+	Idempotent *bool      `json:"idempotent,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RejectCloseCaseResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RejectCloseCaseResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RejectCloseCaseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RejectCloseCaseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RejectCloseCaseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RejectCloseCaseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReopenCaseResponse429Headers the declared response headers of an HTTP 429 response for ReopenCase
+type ReopenCaseResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ReopenCaseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data       CaseDetail `json:"data"`
+		Idempotent *bool      `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReopenCaseResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReopenCaseResponse) GetJSON200() *struct {
+	Data       CaseDetail `json:"data"`
+	Idempotent *bool      `json:"idempotent,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ReopenCaseResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ReopenCaseResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ReopenCaseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReopenCaseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReopenCaseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReopenCaseResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14756,6 +22965,213 @@ func (r CancelExecutionResponse) ContentType() string {
 	return ""
 }
 
+// ListExecutionStepExchangesResponse429Headers the declared response headers of an HTTP 429 response for ListExecutionStepExchanges
+type ListExecutionStepExchangesResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ListExecutionStepExchangesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []AutomationExchange `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListExecutionStepExchangesResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListExecutionStepExchangesResponse) GetJSON200() *struct {
+	Data []AutomationExchange `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListExecutionStepExchangesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListExecutionStepExchangesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListExecutionStepExchangesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListExecutionStepExchangesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListExecutionStepExchangesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListExecutionStepExchangesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetFraudListResponse429Headers the declared response headers of an HTTP 429 response for GetFraudList
+type GetFraudListResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type GetFraudListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data FraudValueList `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFraudListResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFraudListResponse) GetJSON200() *struct {
+	Data FraudValueList `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFraudListResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetFraudListResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFraudListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFraudListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFraudListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFraudListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetFraudListResponse429Headers the declared response headers of an HTTP 429 response for SetFraudList
+type SetFraudListResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type SetFraudListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data FraudValueList `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetFraudListResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetFraudListResponse) GetJSON200() *struct {
+	Data FraudValueList `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetFraudListResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetFraudListResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetFraudListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetFraudListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetFraudListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetFraudListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListIdentityAttemptsResponse429Headers the declared response headers of an HTTP 429 response for ListIdentityAttempts
 type ListIdentityAttemptsResponse429Headers struct {
 	RetryAfter          int
@@ -15072,12 +23488,15 @@ type GetIdentityVerificationResponse struct {
 			Policy IdentityPolicy `json:"policy"`
 
 			// Reasons reason codes of the last decision (document_expired, under_minimum_age, name_mismatch, …)
-			Reasons    []string                                             `json:"reasons"`
-			Reference  *string                                              `json:"reference"`
-			ReviewedAt *time.Time                                           `json:"reviewedAt"`
-			ReviewedBy *string                                              `json:"reviewedBy"`
-			Status     GetIdentityVerification200JSONResponseBodyDataStatus `json:"status"`
-			UpdatedAt  time.Time                                            `json:"updatedAt"`
+			Reasons   []string `json:"reasons"`
+			Reference *string  `json:"reference"`
+
+			// ReviewComment the reviewer's note on the decision
+			ReviewComment *string                                              `json:"reviewComment"`
+			ReviewedAt    *time.Time                                           `json:"reviewedAt"`
+			ReviewedBy    *string                                              `json:"reviewedBy"`
+			Status        GetIdentityVerification200JSONResponseBodyDataStatus `json:"status"`
+			UpdatedAt     time.Time                                            `json:"updatedAt"`
 		} `json:"data"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -15106,12 +23525,15 @@ func (r GetIdentityVerificationResponse) GetJSON200() *struct {
 		Policy IdentityPolicy `json:"policy"`
 
 		// Reasons reason codes of the last decision (document_expired, under_minimum_age, name_mismatch, …)
-		Reasons    []string                                             `json:"reasons"`
-		Reference  *string                                              `json:"reference"`
-		ReviewedAt *time.Time                                           `json:"reviewedAt"`
-		ReviewedBy *string                                              `json:"reviewedBy"`
-		Status     GetIdentityVerification200JSONResponseBodyDataStatus `json:"status"`
-		UpdatedAt  time.Time                                            `json:"updatedAt"`
+		Reasons   []string `json:"reasons"`
+		Reference *string  `json:"reference"`
+
+		// ReviewComment the reviewer's note on the decision
+		ReviewComment *string                                              `json:"reviewComment"`
+		ReviewedAt    *time.Time                                           `json:"reviewedAt"`
+		ReviewedBy    *string                                              `json:"reviewedBy"`
+		Status        GetIdentityVerification200JSONResponseBodyDataStatus `json:"status"`
+		UpdatedAt     time.Time                                            `json:"updatedAt"`
 	} `json:"data"`
 } {
 	return r.JSON200
@@ -16406,6 +24828,373 @@ func (r SubmitRulesetVersionResponse) ContentType() string {
 	return ""
 }
 
+// ListSarFilingsResponse429Headers the declared response headers of an HTTP 429 response for ListSarFilings
+type ListSarFilingsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ListSarFilingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data  []SARFiling `json:"data"`
+		Limit int         `json:"limit"`
+		Meta  struct {
+			Pages int `json:"pages"`
+		} `json:"meta"`
+		Page    int             `json:"page"`
+		Summary *map[string]int `json:"summary,omitempty"`
+		Total   int             `json:"total"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSarFilingsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSarFilingsResponse) GetJSON200() *struct {
+	Data  []SARFiling `json:"data"`
+	Limit int         `json:"limit"`
+	Meta  struct {
+		Pages int `json:"pages"`
+	} `json:"meta"`
+	Page    int             `json:"page"`
+	Summary *map[string]int `json:"summary,omitempty"`
+	Total   int             `json:"total"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSarFilingsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListSarFilingsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSarFilingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSarFilingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSarFilingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSarFilingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateSarFilingResponse429Headers the declared response headers of an HTTP 429 response for CreateSarFiling
+type CreateSarFilingResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type CreateSarFilingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		Data       SARFiling `json:"data"`
+		Idempotent *bool     `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateSarFilingResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateSarFilingResponse) GetJSON201() *struct {
+	Data       SARFiling `json:"data"`
+	Idempotent *bool     `json:"idempotent,omitempty"`
+} {
+	return r.JSON201
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateSarFilingResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateSarFilingResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateSarFilingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateSarFilingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateSarFilingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateSarFilingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetSarFilingResponse429Headers the declared response headers of an HTTP 429 response for GetSarFiling
+type GetSarFilingResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type GetSarFilingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data       SARFiling `json:"data"`
+		Idempotent *bool     `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSarFilingResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSarFilingResponse) GetJSON200() *struct {
+	Data       SARFiling `json:"data"`
+	Idempotent *bool     `json:"idempotent,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSarFilingResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetSarFilingResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSarFilingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSarFilingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSarFilingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSarFilingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateSarFilingResponse429Headers the declared response headers of an HTTP 429 response for UpdateSarFiling
+type UpdateSarFilingResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type UpdateSarFilingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data       SARFiling `json:"data"`
+		Idempotent *bool     `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateSarFilingResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateSarFilingResponse) GetJSON200() *struct {
+	Data       SARFiling `json:"data"`
+	Idempotent *bool     `json:"idempotent,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateSarFilingResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateSarFilingResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateSarFilingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateSarFilingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateSarFilingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateSarFilingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SubmitSarFilingResponse429Headers the declared response headers of an HTTP 429 response for SubmitSarFiling
+type SubmitSarFilingResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type SubmitSarFilingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		Data       SARFiling `json:"data"`
+		Idempotent *bool     `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SubmitSarFilingResponse429Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SubmitSarFilingResponse) GetJSON202() *struct {
+	Data       SARFiling `json:"data"`
+	Idempotent *bool     `json:"idempotent,omitempty"`
+} {
+	return r.JSON202
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SubmitSarFilingResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SubmitSarFilingResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SubmitSarFilingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SubmitSarFilingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SubmitSarFilingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SubmitSarFilingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListScreeningListsResponse429Headers the declared response headers of an HTTP 429 response for ListScreeningLists
 type ListScreeningListsResponse429Headers struct {
 	RetryAfter          int
@@ -16554,6 +25343,379 @@ func (r CreateScreeningListResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateScreeningListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteScreeningListEntryResponse429Headers the declared response headers of an HTTP 429 response for DeleteScreeningListEntry
+type DeleteScreeningListEntryResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type DeleteScreeningListEntryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data ScreeningList `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteScreeningListEntryResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteScreeningListEntryResponse) GetJSON200() *struct {
+	Data ScreeningList `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteScreeningListEntryResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteScreeningListEntryResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteScreeningListEntryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteScreeningListEntryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteScreeningListEntryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteScreeningListEntryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetScreeningListEntryResponse429Headers the declared response headers of an HTTP 429 response for SetScreeningListEntry
+type SetScreeningListEntryResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type SetScreeningListEntryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data ScreeningList `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetScreeningListEntryResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetScreeningListEntryResponse) GetJSON200() *struct {
+	Data ScreeningList `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetScreeningListEntryResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetScreeningListEntryResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetScreeningListEntryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetScreeningListEntryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetScreeningListEntryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetScreeningListEntryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UploadScreeningListResponse429Headers the declared response headers of an HTTP 429 response for UploadScreeningList
+type UploadScreeningListResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type UploadScreeningListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data ScreeningList `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UploadScreeningListResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UploadScreeningListResponse) GetJSON200() *struct {
+	Data ScreeningList `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UploadScreeningListResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UploadScreeningListResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UploadScreeningListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UploadScreeningListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UploadScreeningListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UploadScreeningListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetScreeningSettingsResponse429Headers the declared response headers of an HTTP 429 response for GetScreeningSettings
+type GetScreeningSettingsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type GetScreeningSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			// OrganisationThreshold the organisation's own; null means config screening.threshold
+			OrganisationThreshold *float32 `json:"organisationThreshold"`
+
+			// Threshold the hit threshold in effect when a request names none
+			Threshold float32    `json:"threshold"`
+			UpdatedAt *time.Time `json:"updatedAt"`
+		} `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetScreeningSettingsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetScreeningSettingsResponse) GetJSON200() *struct {
+	Data struct {
+		// OrganisationThreshold the organisation's own; null means config screening.threshold
+		OrganisationThreshold *float32 `json:"organisationThreshold"`
+
+		// Threshold the hit threshold in effect when a request names none
+		Threshold float32    `json:"threshold"`
+		UpdatedAt *time.Time `json:"updatedAt"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetScreeningSettingsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetScreeningSettingsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetScreeningSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetScreeningSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetScreeningSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetScreeningSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetScreeningSettingsResponse429Headers the declared response headers of an HTTP 429 response for SetScreeningSettings
+type SetScreeningSettingsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type SetScreeningSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			// OrganisationThreshold the organisation's own; null means config screening.threshold
+			OrganisationThreshold *float32 `json:"organisationThreshold"`
+
+			// Threshold the hit threshold in effect when a request names none
+			Threshold float32    `json:"threshold"`
+			UpdatedAt *time.Time `json:"updatedAt"`
+		} `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetScreeningSettingsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetScreeningSettingsResponse) GetJSON200() *struct {
+	Data struct {
+		// OrganisationThreshold the organisation's own; null means config screening.threshold
+		OrganisationThreshold *float32 `json:"organisationThreshold"`
+
+		// Threshold the hit threshold in effect when a request names none
+		Threshold float32    `json:"threshold"`
+		UpdatedAt *time.Time `json:"updatedAt"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetScreeningSettingsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetScreeningSettingsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetScreeningSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetScreeningSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetScreeningSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetScreeningSettingsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16769,6 +25931,486 @@ func (r GetScreeningResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetScreeningResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ResolveScreeningHitResponse429Headers the declared response headers of an HTTP 429 response for ResolveScreeningHit
+type ResolveScreeningHitResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ResolveScreeningHitResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data Screening `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResolveScreeningHitResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResolveScreeningHitResponse) GetJSON200() *struct {
+	Data Screening `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ResolveScreeningHitResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ResolveScreeningHitResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ResolveScreeningHitResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResolveScreeningHitResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResolveScreeningHitResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResolveScreeningHitResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetStatementCategoryRulesResponse429Headers the declared response headers of an HTTP 429 response for GetStatementCategoryRules
+type GetStatementCategoryRulesResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type GetStatementCategoryRulesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data StatementCategoryRules `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetStatementCategoryRulesResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetStatementCategoryRulesResponse) GetJSON200() *struct {
+	Data StatementCategoryRules `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetStatementCategoryRulesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetStatementCategoryRulesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStatementCategoryRulesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStatementCategoryRulesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStatementCategoryRulesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStatementCategoryRulesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetStatementCategoryRulesResponse429Headers the declared response headers of an HTTP 429 response for SetStatementCategoryRules
+type SetStatementCategoryRulesResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type SetStatementCategoryRulesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data StatementCategoryRules `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetStatementCategoryRulesResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetStatementCategoryRulesResponse) GetJSON200() *struct {
+	Data StatementCategoryRules `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetStatementCategoryRulesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetStatementCategoryRulesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetStatementCategoryRulesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetStatementCategoryRulesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetStatementCategoryRulesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetStatementCategoryRulesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListStatementTemplatesResponse429Headers the declared response headers of an HTTP 429 response for ListStatementTemplates
+type ListStatementTemplatesResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ListStatementTemplatesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// NextCursor pass as cursor for the next page; null at the end
+		NextCursor *string             `json:"nextCursor"`
+		Rows       []StatementTemplate `json:"rows"`
+		Summary    *map[string]int     `json:"summary,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListStatementTemplatesResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListStatementTemplatesResponse) GetJSON200() *struct {
+	// NextCursor pass as cursor for the next page; null at the end
+	NextCursor *string             `json:"nextCursor"`
+	Rows       []StatementTemplate `json:"rows"`
+	Summary    *map[string]int     `json:"summary,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListStatementTemplatesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListStatementTemplatesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListStatementTemplatesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListStatementTemplatesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListStatementTemplatesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListStatementTemplatesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateStatementTemplateResponse429Headers the declared response headers of an HTTP 429 response for CreateStatementTemplate
+type CreateStatementTemplateResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type CreateStatementTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		Data       StatementTemplate `json:"data"`
+		Idempotent *bool             `json:"idempotent,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateStatementTemplateResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateStatementTemplateResponse) GetJSON201() *struct {
+	Data       StatementTemplate `json:"data"`
+	Idempotent *bool             `json:"idempotent,omitempty"`
+} {
+	return r.JSON201
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateStatementTemplateResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateStatementTemplateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateStatementTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateStatementTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateStatementTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateStatementTemplateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteStatementTemplateResponse429Headers the declared response headers of an HTTP 429 response for DeleteStatementTemplate
+type DeleteStatementTemplateResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type DeleteStatementTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteStatementTemplateResponse429Headers
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteStatementTemplateResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteStatementTemplateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteStatementTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteStatementTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteStatementTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteStatementTemplateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetStatementTemplateResponse429Headers the declared response headers of an HTTP 429 response for GetStatementTemplate
+type GetStatementTemplateResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type GetStatementTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data StatementTemplate `json:"data"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetStatementTemplateResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetStatementTemplateResponse) GetJSON200() *struct {
+	Data StatementTemplate `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetStatementTemplateResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetStatementTemplateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStatementTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStatementTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStatementTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStatementTemplateResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18777,6 +28419,155 @@ func (r GetReadinessResponse) ContentType() string {
 	return ""
 }
 
+// ListAlertsWithResponse list alerts (screening hits, fraud decisions), newest first (cursor)
+//
+// Scope cases:view. Alerts no case holds yet are gathered into their customer's open case (config cases.gather_window) by the gathering Schedule.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/alerts (the `ListAlerts` operationId).
+func (c *ClientWithResponses) ListAlertsWithResponse(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*ListAlertsResponse, error) {
+	rsp, err := c.ListAlerts(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAlertsResponse(rsp)
+}
+
+// ListAnalysesWithResponse list analyses, newest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/analyses (the `ListAnalyses` operationId).
+func (c *ClientWithResponses) ListAnalysesWithResponse(ctx context.Context, params *ListAnalysesParams, reqEditors ...RequestEditorFn) (*ListAnalysesResponse, error) {
+	rsp, err := c.ListAnalyses(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAnalysesResponse(rsp)
+}
+
+// UploadAnalysisWithBodyWithResponse upload one account's bank statements (PDF, CSV, OFX/QFX, CAMT.053) for analysis
+//
+// Scope analyses:write; rate-limit bucket upload (60 per 10 minutes). multipart/form-data only (415
+// otherwise), with one to 12 `file` parts of one account. Each file's kind is detected from its bytes:
+// anything but a PDF (text or scanned), CSV, OFX/QFX or ISO 20022 CAMT.053 is 415; more than
+// documents.max_upload_bytes in all is 413. A durable pipeline then runs inspect, text (pdftotext or
+// OCR, passwords as for documents), detect (bank template by PDF metadata and text; the organisation's
+// templates first), parse, reconcile, insights and decide. Events: analysis.completed,
+// analysis.requires_review, analysis.failed (with stage), analysis.password_required. Idempotent with externalId.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/analyses/upload (the `UploadAnalysis` operationId).
+func (c *ClientWithResponses) UploadAnalysisWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadAnalysisResponse, error) {
+	rsp, err := c.UploadAnalysisWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUploadAnalysisResponse(rsp)
+}
+
+// GetAnalysisWithResponse get an analysis: statements, reconciliation, insights, tamper signals
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/analyses/{id} (the `GetAnalysis` operationId).
+func (c *ClientWithResponses) GetAnalysisWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetAnalysisResponse, error) {
+	rsp, err := c.GetAnalysis(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAnalysisResponse(rsp)
+}
+
+// CreateAnalysisCorrectionWithBodyWithResponse correct transactions: a new version of the analysis (key bound to a user)
+//
+// Scope analyses:write, and a key bound to a user (422 api_key_not_bound_to_user otherwise) or a
+// dashboard session. The corrected transactions (statement, index and the fields to change) make the next
+// version, reconciled, analysed and decided again; analysis.corrected names the actor. Only a completed
+// or requires_review analysis can be corrected (409), only transactions it has (400). Idempotent with externalId.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/analyses/{id}/corrections (the `CreateAnalysisCorrection` operationId).
+func (c *ClientWithResponses) CreateAnalysisCorrectionWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAnalysisCorrectionResponse, error) {
+	rsp, err := c.CreateAnalysisCorrectionWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAnalysisCorrectionResponse(rsp)
+}
+
+// CreateAnalysisCorrectionWithResponse correct transactions: a new version of the analysis (key bound to a user)
+//
+// Scope analyses:write, and a key bound to a user (422 api_key_not_bound_to_user otherwise) or a
+// dashboard session. The corrected transactions (statement, index and the fields to change) make the next
+// version, reconciled, analysed and decided again; analysis.corrected names the actor. Only a completed
+// or requires_review analysis can be corrected (409), only transactions it has (400). Idempotent with externalId.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/analyses/{id}/corrections (the `CreateAnalysisCorrection` operationId).
+func (c *ClientWithResponses) CreateAnalysisCorrectionWithResponse(ctx context.Context, id Id, body CreateAnalysisCorrectionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAnalysisCorrectionResponse, error) {
+	rsp, err := c.CreateAnalysisCorrection(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAnalysisCorrectionResponse(rsp)
+}
+
+// SetAnalysisPasswordWithBodyWithResponse give the password of an encrypted PDF waiting in password_required
+//
+// Scope analyses:write. Only an analysis in password_required takes a password (409 otherwise). It is
+// stored sealed and tried by the waiting pipeline before the answer: 202 with the analysis,
+// password_required again (and another analysis.password_required) when it was wrong, processing when it
+// opened the files. The analysis fails after documents.password_timeout without one.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/analyses/{id}/password (the `SetAnalysisPassword` operationId).
+func (c *ClientWithResponses) SetAnalysisPasswordWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAnalysisPasswordResponse, error) {
+	rsp, err := c.SetAnalysisPasswordWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAnalysisPasswordResponse(rsp)
+}
+
+// SetAnalysisPasswordWithResponse give the password of an encrypted PDF waiting in password_required
+//
+// Scope analyses:write. Only an analysis in password_required takes a password (409 otherwise). It is
+// stored sealed and tried by the waiting pipeline before the answer: 202 with the analysis,
+// password_required again (and another analysis.password_required) when it was wrong, processing when it
+// opened the files. The analysis fails after documents.password_timeout without one.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/analyses/{id}/password (the `SetAnalysisPassword` operationId).
+func (c *ClientWithResponses) SetAnalysisPasswordWithResponse(ctx context.Context, id Id, body SetAnalysisPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAnalysisPasswordResponse, error) {
+	rsp, err := c.SetAnalysisPassword(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAnalysisPasswordResponse(rsp)
+}
+
+// ListAnalysisTransactionsWithResponse list an analysis's transactions
+//
+// In statement order; amounts in minor units, credits positive. Empty until the analysis is decided.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/analyses/{id}/transactions (the `ListAnalysisTransactions` operationId).
+func (c *ClientWithResponses) ListAnalysisTransactionsWithResponse(ctx context.Context, id Id, params *ListAnalysisTransactionsParams, reqEditors ...RequestEditorFn) (*ListAnalysisTransactionsResponse, error) {
+	rsp, err := c.ListAnalysisTransactions(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAnalysisTransactionsResponse(rsp)
+}
+
 // ListApiKeysWithResponse list API keys, masked
 //
 // Returns a wrapper object for the known response body format(s).
@@ -19059,6 +28850,72 @@ func (c *ClientWithResponses) LogoutWithResponse(ctx context.Context, reqEditors
 	return ParseLogoutResponse(rsp)
 }
 
+// ListAutomationsWithResponse list automation runs, newest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/automations (the `ListAutomations` operationId).
+func (c *ClientWithResponses) ListAutomationsWithResponse(ctx context.Context, params *ListAutomationsParams, reqEditors ...RequestEditorFn) (*ListAutomationsResponse, error) {
+	rsp, err := c.ListAutomations(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAutomationsResponse(rsp)
+}
+
+// CreateAutomationWithBodyWithResponse start a built-in automation (case_summary, sar_draft, document_fields)
+//
+// Scope automations:write. Starts a durable run; the result arrives by automation.completed or
+// automation.failed. case_summary and sar_draft read the case (404 unknown; 503 without the cases
+// product); sar_draft needs a key bound to a user (422 api_key_not_bound_to_user), who is the draft's
+// drafter, so another person submits it. document_fields needs a document of a custom type whose
+// template rules found none of its fields (400 otherwise; 409 while the pipeline runs); its result
+// always puts the document in requires_review. Idempotent with externalId.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/automations (the `CreateAutomation` operationId).
+func (c *ClientWithResponses) CreateAutomationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAutomationResponse, error) {
+	rsp, err := c.CreateAutomationWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAutomationResponse(rsp)
+}
+
+// CreateAutomationWithResponse start a built-in automation (case_summary, sar_draft, document_fields)
+//
+// Scope automations:write. Starts a durable run; the result arrives by automation.completed or
+// automation.failed. case_summary and sar_draft read the case (404 unknown; 503 without the cases
+// product); sar_draft needs a key bound to a user (422 api_key_not_bound_to_user), who is the draft's
+// drafter, so another person submits it. document_fields needs a document of a custom type whose
+// template rules found none of its fields (400 otherwise; 409 while the pipeline runs); its result
+// always puts the document in requires_review. Idempotent with externalId.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/automations (the `CreateAutomation` operationId).
+func (c *ClientWithResponses) CreateAutomationWithResponse(ctx context.Context, body CreateAutomationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAutomationResponse, error) {
+	rsp, err := c.CreateAutomation(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAutomationResponse(rsp)
+}
+
+// GetAutomationWithResponse get an automation run with its machine-written result and model exchanges
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/automations/{id} (the `GetAutomation` operationId).
+func (c *ClientWithResponses) GetAutomationWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetAutomationResponse, error) {
+	rsp, err := c.GetAutomation(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAutomationResponse(rsp)
+}
+
 // GetBacktestWithResponse get a backtest's progress and report
 //
 // Returns a wrapper object for the known response body format(s).
@@ -19085,6 +28942,298 @@ func (c *ClientWithResponses) CancelBacktestWithResponse(ctx context.Context, id
 		return nil, err
 	}
 	return ParseCancelBacktestResponse(rsp)
+}
+
+// ListCasesWithResponse list cases, newest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/cases (the `ListCases` operationId).
+func (c *ClientWithResponses) ListCasesWithResponse(ctx context.Context, params *ListCasesParams, reqEditors ...RequestEditorFn) (*ListCasesResponse, error) {
+	rsp, err := c.ListCases(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCasesResponse(rsp)
+}
+
+// CreateCaseWithBodyWithResponse open a case by hand, optionally with alerts
+//
+// Scope cases:write. Each alert must be the organisation's and in no case yet (409 otherwise). Idempotent with externalId.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases (the `CreateCase` operationId).
+func (c *ClientWithResponses) CreateCaseWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCaseResponse, error) {
+	rsp, err := c.CreateCaseWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCaseResponse(rsp)
+}
+
+// CreateCaseWithResponse open a case by hand, optionally with alerts
+//
+// Scope cases:write. Each alert must be the organisation's and in no case yet (409 otherwise). Idempotent with externalId.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases (the `CreateCase` operationId).
+func (c *ClientWithResponses) CreateCaseWithResponse(ctx context.Context, body CreateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCaseResponse, error) {
+	rsp, err := c.CreateCase(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCaseResponse(rsp)
+}
+
+// GetCaseWithResponse get a case with its alerts, evidence and timeline
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/cases/{id} (the `GetCase` operationId).
+func (c *ClientWithResponses) GetCaseWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetCaseResponse, error) {
+	rsp, err := c.GetCase(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCaseResponse(rsp)
+}
+
+// UpdateCaseWithBodyWithResponse change a case's title, priority or due date, or link evidence
+//
+// A new due date restarts the case workflow's timer. Evidence links name screenings, decisions, documents, executions, analyses or identity attempts by id.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/cases/{id} (the `UpdateCase` operationId).
+func (c *ClientWithResponses) UpdateCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCaseResponse, error) {
+	rsp, err := c.UpdateCaseWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCaseResponse(rsp)
+}
+
+// UpdateCaseWithResponse change a case's title, priority or due date, or link evidence
+//
+// A new due date restarts the case workflow's timer. Evidence links name screenings, decisions, documents, executions, analyses or identity attempts by id.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/cases/{id} (the `UpdateCase` operationId).
+func (c *ClientWithResponses) UpdateCaseWithResponse(ctx context.Context, id Id, body UpdateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCaseResponse, error) {
+	rsp, err := c.UpdateCase(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCaseResponse(rsp)
+}
+
+// ApproveCloseCaseWithBodyWithResponse approve a proposed closure (a second user, reviewer or admin)
+//
+// pending_close → closed with the proposed outcome; publishes case.closed with both users. The proposer gets 422 four-eyes violation, a user who is neither reviewer nor admin 403; checked by the case workflow's Update validator.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/approve-close (the `ApproveCloseCase` operationId).
+func (c *ClientWithResponses) ApproveCloseCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveCloseCaseResponse, error) {
+	rsp, err := c.ApproveCloseCaseWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveCloseCaseResponse(rsp)
+}
+
+// ApproveCloseCaseWithResponse approve a proposed closure (a second user, reviewer or admin)
+//
+// pending_close → closed with the proposed outcome; publishes case.closed with both users. The proposer gets 422 four-eyes violation, a user who is neither reviewer nor admin 403; checked by the case workflow's Update validator.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/approve-close (the `ApproveCloseCase` operationId).
+func (c *ClientWithResponses) ApproveCloseCaseWithResponse(ctx context.Context, id Id, body ApproveCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveCloseCaseResponse, error) {
+	rsp, err := c.ApproveCloseCase(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveCloseCaseResponse(rsp)
+}
+
+// AssignCaseWithBodyWithResponse assign a case (an open or escalated case moves to investigating)
+//
+// Publishes case.assigned.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/assign (the `AssignCase` operationId).
+func (c *ClientWithResponses) AssignCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AssignCaseResponse, error) {
+	rsp, err := c.AssignCaseWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAssignCaseResponse(rsp)
+}
+
+// AssignCaseWithResponse assign a case (an open or escalated case moves to investigating)
+//
+// Publishes case.assigned.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/assign (the `AssignCase` operationId).
+func (c *ClientWithResponses) AssignCaseWithResponse(ctx context.Context, id Id, body AssignCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*AssignCaseResponse, error) {
+	rsp, err := c.AssignCase(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAssignCaseResponse(rsp)
+}
+
+// CreateCaseCommentWithBodyWithResponse comment on a case
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/comments (the `CreateCaseComment` operationId).
+func (c *ClientWithResponses) CreateCaseCommentWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCaseCommentResponse, error) {
+	rsp, err := c.CreateCaseCommentWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCaseCommentResponse(rsp)
+}
+
+// CreateCaseCommentWithResponse comment on a case
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/comments (the `CreateCaseComment` operationId).
+func (c *ClientWithResponses) CreateCaseCommentWithResponse(ctx context.Context, id Id, body CreateCaseCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCaseCommentResponse, error) {
+	rsp, err := c.CreateCaseComment(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCaseCommentResponse(rsp)
+}
+
+// EscalateCaseWithBodyWithResponse escalate a case
+//
+// Publishes case.escalated.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/escalate (the `EscalateCase` operationId).
+func (c *ClientWithResponses) EscalateCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EscalateCaseResponse, error) {
+	rsp, err := c.EscalateCaseWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEscalateCaseResponse(rsp)
+}
+
+// EscalateCaseWithResponse escalate a case
+//
+// Publishes case.escalated.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/escalate (the `EscalateCase` operationId).
+func (c *ClientWithResponses) EscalateCaseWithResponse(ctx context.Context, id Id, body EscalateCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*EscalateCaseResponse, error) {
+	rsp, err := c.EscalateCase(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEscalateCaseResponse(rsp)
+}
+
+// ProposeCloseCaseWithBodyWithResponse propose closing a case with an outcome (key bound to a user)
+//
+// investigating or escalated → pending_close; 422 api_key_not_bound_to_user without an effective user.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/propose-close (the `ProposeCloseCase` operationId).
+func (c *ClientWithResponses) ProposeCloseCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ProposeCloseCaseResponse, error) {
+	rsp, err := c.ProposeCloseCaseWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseProposeCloseCaseResponse(rsp)
+}
+
+// ProposeCloseCaseWithResponse propose closing a case with an outcome (key bound to a user)
+//
+// investigating or escalated → pending_close; 422 api_key_not_bound_to_user without an effective user.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/propose-close (the `ProposeCloseCase` operationId).
+func (c *ClientWithResponses) ProposeCloseCaseWithResponse(ctx context.Context, id Id, body ProposeCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*ProposeCloseCaseResponse, error) {
+	rsp, err := c.ProposeCloseCase(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseProposeCloseCaseResponse(rsp)
+}
+
+// RejectCloseCaseWithBodyWithResponse reject a proposed closure: back to investigating (a second user)
+//
+// pending_close → investigating; the same four-eyes rules as approve-close.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/reject-close (the `RejectCloseCase` operationId).
+func (c *ClientWithResponses) RejectCloseCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectCloseCaseResponse, error) {
+	rsp, err := c.RejectCloseCaseWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectCloseCaseResponse(rsp)
+}
+
+// RejectCloseCaseWithResponse reject a proposed closure: back to investigating (a second user)
+//
+// pending_close → investigating; the same four-eyes rules as approve-close.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/reject-close (the `RejectCloseCase` operationId).
+func (c *ClientWithResponses) RejectCloseCaseWithResponse(ctx context.Context, id Id, body RejectCloseCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectCloseCaseResponse, error) {
+	rsp, err := c.RejectCloseCase(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectCloseCaseResponse(rsp)
+}
+
+// ReopenCaseWithBodyWithResponse reopen a closed case
+//
+// closed → investigating; its alerts are assigned again.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/reopen (the `ReopenCase` operationId).
+func (c *ClientWithResponses) ReopenCaseWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReopenCaseResponse, error) {
+	rsp, err := c.ReopenCaseWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReopenCaseResponse(rsp)
+}
+
+// ReopenCaseWithResponse reopen a closed case
+//
+// closed → investigating; its alerts are assigned again.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/cases/{id}/reopen (the `ReopenCase` operationId).
+func (c *ClientWithResponses) ReopenCaseWithResponse(ctx context.Context, id Id, body ReopenCaseJSONRequestBody, reqEditors ...RequestEditorFn) (*ReopenCaseResponse, error) {
+	rsp, err := c.ReopenCase(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReopenCaseResponse(rsp)
 }
 
 // ListCustomersWithResponse list customers, newest first
@@ -19485,6 +29634,66 @@ func (c *ClientWithResponses) CancelExecutionWithResponse(ctx context.Context, i
 		return nil, err
 	}
 	return ParseCancelExecutionResponse(rsp)
+}
+
+// ListExecutionStepExchangesWithResponse the audit record of an ai step: prompts and answers (or their sizes), model, tokens, latency
+//
+// Scope executions:view. Oldest first; empty for a step that never reached the model.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/executions/{id}/steps/{stepId}/exchanges (the `ListExecutionStepExchanges` operationId).
+func (c *ClientWithResponses) ListExecutionStepExchangesWithResponse(ctx context.Context, id Id, stepId string, reqEditors ...RequestEditorFn) (*ListExecutionStepExchangesResponse, error) {
+	rsp, err := c.ListExecutionStepExchanges(ctx, id, stepId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListExecutionStepExchangesResponse(rsp)
+}
+
+// GetFraudListWithResponse get a value list
+//
+// Scope fraud:view. A list never set is empty.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/fraud-lists/{name} (the `GetFraudList` operationId).
+func (c *ClientWithResponses) GetFraudListWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*GetFraudListResponse, error) {
+	rsp, err := c.GetFraudList(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFraudListResponse(rsp)
+}
+
+// SetFraudListWithBodyWithResponse replace a value list that rules read as lists.<name>
+//
+// Scope fraud:write. The organisation's allow and deny lists: the body's values (at most 10,000 strings of 1 to 256 bytes) become the whole list, in one transaction, read by the next decision. An empty array empties the list. A bad name or body is 400 with fieldErrors.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/fraud-lists/{name} (the `SetFraudList` operationId).
+func (c *ClientWithResponses) SetFraudListWithBodyWithResponse(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetFraudListResponse, error) {
+	rsp, err := c.SetFraudListWithBody(ctx, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetFraudListResponse(rsp)
+}
+
+// SetFraudListWithResponse replace a value list that rules read as lists.<name>
+//
+// Scope fraud:write. The organisation's allow and deny lists: the body's values (at most 10,000 strings of 1 to 256 bytes) become the whole list, in one transaction, read by the next decision. An empty array empties the list. A bad name or body is 400 with fieldErrors.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/fraud-lists/{name} (the `SetFraudList` operationId).
+func (c *ClientWithResponses) SetFraudListWithResponse(ctx context.Context, name string, body SetFraudListJSONRequestBody, reqEditors ...RequestEditorFn) (*SetFraudListResponse, error) {
+	rsp, err := c.SetFraudList(ctx, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetFraudListResponse(rsp)
 }
 
 // ListIdentityAttemptsWithResponse the feed of attempts, newest first (cursor)
@@ -19932,7 +30141,126 @@ func (c *ClientWithResponses) SubmitRulesetVersionWithResponse(ctx context.Conte
 	return ParseSubmitRulesetVersionResponse(rsp)
 }
 
+// ListSarFilingsWithResponse list SAR filings, newest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/sar-filings (the `ListSarFilings` operationId).
+func (c *ClientWithResponses) ListSarFilingsWithResponse(ctx context.Context, params *ListSarFilingsParams, reqEditors ...RequestEditorFn) (*ListSarFilingsResponse, error) {
+	rsp, err := c.ListSarFilings(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSarFilingsResponse(rsp)
+}
+
+// CreateSarFilingWithBodyWithResponse draft a SAR filing from a case (key bound to a user)
+//
+// Scope sar-filings:write. The effective user is the drafter (filedById). Idempotent with externalId.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/sar-filings (the `CreateSarFiling` operationId).
+func (c *ClientWithResponses) CreateSarFilingWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSarFilingResponse, error) {
+	rsp, err := c.CreateSarFilingWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSarFilingResponse(rsp)
+}
+
+// CreateSarFilingWithResponse draft a SAR filing from a case (key bound to a user)
+//
+// Scope sar-filings:write. The effective user is the drafter (filedById). Idempotent with externalId.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/sar-filings (the `CreateSarFiling` operationId).
+func (c *ClientWithResponses) CreateSarFilingWithResponse(ctx context.Context, body CreateSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSarFilingResponse, error) {
+	rsp, err := c.CreateSarFiling(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSarFilingResponse(rsp)
+}
+
+// GetSarFilingWithResponse get a SAR filing
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/sar-filings/{id} (the `GetSarFiling` operationId).
+func (c *ClientWithResponses) GetSarFilingWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetSarFilingResponse, error) {
+	rsp, err := c.GetSarFiling(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSarFilingResponse(rsp)
+}
+
+// UpdateSarFilingWithBodyWithResponse change a draft SAR filing
+//
+// Only in draft; a submitted filing is immutable (409).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/sar-filings/{id} (the `UpdateSarFiling` operationId).
+func (c *ClientWithResponses) UpdateSarFilingWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateSarFilingResponse, error) {
+	rsp, err := c.UpdateSarFilingWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateSarFilingResponse(rsp)
+}
+
+// UpdateSarFilingWithResponse change a draft SAR filing
+//
+// Only in draft; a submitted filing is immutable (409).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/sar-filings/{id} (the `UpdateSarFiling` operationId).
+func (c *ClientWithResponses) UpdateSarFilingWithResponse(ctx context.Context, id Id, body UpdateSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSarFilingResponse, error) {
+	rsp, err := c.UpdateSarFiling(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateSarFilingResponse(rsp)
+}
+
+// SubmitSarFilingWithBodyWithResponse submit a SAR filing to the regulator (a second user, not the drafter)
+//
+// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/sar-filings/{id}/submit (the `SubmitSarFiling` operationId).
+func (c *ClientWithResponses) SubmitSarFilingWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitSarFilingResponse, error) {
+	rsp, err := c.SubmitSarFilingWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitSarFilingResponse(rsp)
+}
+
+// SubmitSarFilingWithResponse submit a SAR filing to the regulator (a second user, not the drafter)
+//
+// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/sar-filings/{id}/submit (the `SubmitSarFiling` operationId).
+func (c *ClientWithResponses) SubmitSarFilingWithResponse(ctx context.Context, id Id, body SubmitSarFilingJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitSarFilingResponse, error) {
+	rsp, err := c.SubmitSarFiling(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitSarFilingResponse(rsp)
+}
+
 // ListScreeningListsWithResponse list the organisation's screening lists with their version and entity count
+//
+// Scope screening-lists:view. The organisation's own lists and the platform's lists (config
+// screening.sources), each with its version in service, entity count and last refresh (refreshedAt).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -19977,6 +30305,117 @@ func (c *ClientWithResponses) CreateScreeningListWithResponse(ctx context.Contex
 	return ParseCreateScreeningListResponse(rsp)
 }
 
+// DeleteScreeningListEntryWithResponse remove an entry of an organisation list (a new list version)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/screening-lists/{id}/entries/{entryId} (the `DeleteScreeningListEntry` operationId).
+func (c *ClientWithResponses) DeleteScreeningListEntryWithResponse(ctx context.Context, id Id, entryId string, reqEditors ...RequestEditorFn) (*DeleteScreeningListEntryResponse, error) {
+	rsp, err := c.DeleteScreeningListEntry(ctx, id, entryId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteScreeningListEntryResponse(rsp)
+}
+
+// SetScreeningListEntryWithBodyWithResponse add or change an entry of an organisation list (a new list version)
+//
+// Scope screening-lists:write. Stores the list's next version with its delta (unless the entry is
+// unchanged) and starts the rescreen of the organisation's monitored customers against it
+// (screening.list_updated). A platform list (configured source) is 409.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/screening-lists/{id}/entries/{entryId} (the `SetScreeningListEntry` operationId).
+func (c *ClientWithResponses) SetScreeningListEntryWithBodyWithResponse(ctx context.Context, id Id, entryId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetScreeningListEntryResponse, error) {
+	rsp, err := c.SetScreeningListEntryWithBody(ctx, id, entryId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetScreeningListEntryResponse(rsp)
+}
+
+// SetScreeningListEntryWithResponse add or change an entry of an organisation list (a new list version)
+//
+// Scope screening-lists:write. Stores the list's next version with its delta (unless the entry is
+// unchanged) and starts the rescreen of the organisation's monitored customers against it
+// (screening.list_updated). A platform list (configured source) is 409.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/screening-lists/{id}/entries/{entryId} (the `SetScreeningListEntry` operationId).
+func (c *ClientWithResponses) SetScreeningListEntryWithResponse(ctx context.Context, id Id, entryId string, body SetScreeningListEntryJSONRequestBody, reqEditors ...RequestEditorFn) (*SetScreeningListEntryResponse, error) {
+	rsp, err := c.SetScreeningListEntry(ctx, id, entryId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetScreeningListEntryResponse(rsp)
+}
+
+// UploadScreeningListWithBodyWithResponse replace an organisation list's entries with a CSV file (a new list version when the content changed)
+//
+// Scope screening-lists:write. multipart/form-data with the CSV in the part "file" (columns id, type, name,
+// aliases, birth dates, countries; see the organisation CSV format). A file that does not parse is 400
+// naming the line; the version in service stays.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/screening-lists/{id}/upload (the `UploadScreeningList` operationId).
+func (c *ClientWithResponses) UploadScreeningListWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadScreeningListResponse, error) {
+	rsp, err := c.UploadScreeningListWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUploadScreeningListResponse(rsp)
+}
+
+// GetScreeningSettingsWithResponse the organisation's screening defaults
+//
+// Scope screening-lists:view.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/screening-settings (the `GetScreeningSettings` operationId).
+func (c *ClientWithResponses) GetScreeningSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetScreeningSettingsResponse, error) {
+	rsp, err := c.GetScreeningSettings(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetScreeningSettingsResponse(rsp)
+}
+
+// SetScreeningSettingsWithBodyWithResponse change the organisation's screening defaults (the hit threshold)
+//
+// Scope screening-lists:write; audit-logged. threshold (0, 1] is used by the organisation's screenings and
+// monitoring when a request names none; null returns to config screening.threshold.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/screening-settings (the `SetScreeningSettings` operationId).
+func (c *ClientWithResponses) SetScreeningSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetScreeningSettingsResponse, error) {
+	rsp, err := c.SetScreeningSettingsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetScreeningSettingsResponse(rsp)
+}
+
+// SetScreeningSettingsWithResponse change the organisation's screening defaults (the hit threshold)
+//
+// Scope screening-lists:write; audit-logged. threshold (0, 1] is used by the organisation's screenings and
+// monitoring when a request names none; null returns to config screening.threshold.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/screening-settings (the `SetScreeningSettings` operationId).
+func (c *ClientWithResponses) SetScreeningSettingsWithResponse(ctx context.Context, body SetScreeningSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*SetScreeningSettingsResponse, error) {
+	rsp, err := c.SetScreeningSettings(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetScreeningSettingsResponse(rsp)
+}
+
 // ListScreeningsWithResponse list screenings, newest first (cursor)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -19994,7 +30433,8 @@ func (c *ClientWithResponses) ListScreeningsWithResponse(ctx context.Context, pa
 //
 // Scope screenings:write, bucket screening (SPEC 8.1). Screens fullName (at most 300 characters, no control
 // characters) against the named lists, or all of the organisation's lists. birthDate (YYYY, YYYY-MM or
-// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to 0.80. Every hit explains
+// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to the organisation's
+// (PUT /api/screening-settings), else config screening.threshold (0.80). Every hit explains
 // itself: the matched name or alias, per-token and per-qualifier scores, the final score. An unknown list id is
 // 400. Idempotent with externalId: a replay answers the original screening with idempotent true.
 //
@@ -20013,7 +30453,8 @@ func (c *ClientWithResponses) CreateScreeningWithBodyWithResponse(ctx context.Co
 //
 // Scope screenings:write, bucket screening (SPEC 8.1). Screens fullName (at most 300 characters, no control
 // characters) against the named lists, or all of the organisation's lists. birthDate (YYYY, YYYY-MM or
-// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to 0.80. Every hit explains
+// YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to the organisation's
+// (PUT /api/screening-settings), else config screening.threshold (0.80). Every hit explains
 // itself: the matched name or alias, per-token and per-qualifier scores, the final score. An unknown list id is
 // 400. Idempotent with externalId: a replay answers the original screening with idempotent true.
 //
@@ -20039,6 +30480,158 @@ func (c *ClientWithResponses) GetScreeningWithResponse(ctx context.Context, id I
 		return nil, err
 	}
 	return ParseGetScreeningResponse(rsp)
+}
+
+// ResolveScreeningHitWithBodyWithResponse resolve a hit as a false positive or a true match (key bound to a user)
+//
+// Scope screenings:write; the key must act for a user (actAsUserId, SPEC 5.5), else 422
+// api_key_not_bound_to_user. Audit-logged. A hit is resolved once: a second decision is 409
+// state conflict. A false positive on a customer's screening is remembered for that customer and
+// entity and suppressed in later screenings and monitoring until the entity's list record changes;
+// the hit's alert closes.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/screenings/{id}/hits/{hitId}/resolve (the `ResolveScreeningHit` operationId).
+func (c *ClientWithResponses) ResolveScreeningHitWithBodyWithResponse(ctx context.Context, id Id, hitId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResolveScreeningHitResponse, error) {
+	rsp, err := c.ResolveScreeningHitWithBody(ctx, id, hitId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResolveScreeningHitResponse(rsp)
+}
+
+// ResolveScreeningHitWithResponse resolve a hit as a false positive or a true match (key bound to a user)
+//
+// Scope screenings:write; the key must act for a user (actAsUserId, SPEC 5.5), else 422
+// api_key_not_bound_to_user. Audit-logged. A hit is resolved once: a second decision is 409
+// state conflict. A false positive on a customer's screening is remembered for that customer and
+// entity and suppressed in later screenings and monitoring until the entity's list record changes;
+// the hit's alert closes.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/screenings/{id}/hits/{hitId}/resolve (the `ResolveScreeningHit` operationId).
+func (c *ClientWithResponses) ResolveScreeningHitWithResponse(ctx context.Context, id Id, hitId string, body ResolveScreeningHitJSONRequestBody, reqEditors ...RequestEditorFn) (*ResolveScreeningHitResponse, error) {
+	rsp, err := c.ResolveScreeningHit(ctx, id, hitId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResolveScreeningHitResponse(rsp)
+}
+
+// GetStatementCategoryRulesWithResponse the organisation's transaction category rules and the defaults
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/statement-category-rules (the `GetStatementCategoryRules` operationId).
+func (c *ClientWithResponses) GetStatementCategoryRulesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStatementCategoryRulesResponse, error) {
+	rsp, err := c.GetStatementCategoryRules(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStatementCategoryRulesResponse(rsp)
+}
+
+// SetStatementCategoryRulesWithBodyWithResponse replace the organisation's transaction category rules
+//
+// Scope statement-templates:write. The rules, in the order they are checked, before the defaults.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/statement-category-rules (the `SetStatementCategoryRules` operationId).
+func (c *ClientWithResponses) SetStatementCategoryRulesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetStatementCategoryRulesResponse, error) {
+	rsp, err := c.SetStatementCategoryRulesWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetStatementCategoryRulesResponse(rsp)
+}
+
+// SetStatementCategoryRulesWithResponse replace the organisation's transaction category rules
+//
+// Scope statement-templates:write. The rules, in the order they are checked, before the defaults.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/statement-category-rules (the `SetStatementCategoryRules` operationId).
+func (c *ClientWithResponses) SetStatementCategoryRulesWithResponse(ctx context.Context, body SetStatementCategoryRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*SetStatementCategoryRulesResponse, error) {
+	rsp, err := c.SetStatementCategoryRules(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetStatementCategoryRulesResponse(rsp)
+}
+
+// ListStatementTemplatesWithResponse list the organisation's statement templates
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/statement-templates (the `ListStatementTemplates` operationId).
+func (c *ClientWithResponses) ListStatementTemplatesWithResponse(ctx context.Context, params *ListStatementTemplatesParams, reqEditors ...RequestEditorFn) (*ListStatementTemplatesResponse, error) {
+	rsp, err := c.ListStatementTemplates(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListStatementTemplatesResponse(rsp)
+}
+
+// CreateStatementTemplateWithBodyWithResponse define a bank statement template of the organisation
+//
+// Scope statement-templates:write. Detection tries the organisation's templates before the built-in ones.
+// Every unusable field is named (400). Idempotent with externalId.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/statement-templates (the `CreateStatementTemplate` operationId).
+func (c *ClientWithResponses) CreateStatementTemplateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateStatementTemplateResponse, error) {
+	rsp, err := c.CreateStatementTemplateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateStatementTemplateResponse(rsp)
+}
+
+// CreateStatementTemplateWithResponse define a bank statement template of the organisation
+//
+// Scope statement-templates:write. Detection tries the organisation's templates before the built-in ones.
+// Every unusable field is named (400). Idempotent with externalId.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/statement-templates (the `CreateStatementTemplate` operationId).
+func (c *ClientWithResponses) CreateStatementTemplateWithResponse(ctx context.Context, body CreateStatementTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateStatementTemplateResponse, error) {
+	rsp, err := c.CreateStatementTemplate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateStatementTemplateResponse(rsp)
+}
+
+// DeleteStatementTemplateWithResponse delete a statement template
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/statement-templates/{id} (the `DeleteStatementTemplate` operationId).
+func (c *ClientWithResponses) DeleteStatementTemplateWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*DeleteStatementTemplateResponse, error) {
+	rsp, err := c.DeleteStatementTemplate(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteStatementTemplateResponse(rsp)
+}
+
+// GetStatementTemplateWithResponse get a statement template
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/statement-templates/{id} (the `GetStatementTemplate` operationId).
+func (c *ClientWithResponses) GetStatementTemplateWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetStatementTemplateResponse, error) {
+	rsp, err := c.GetStatementTemplate(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStatementTemplateResponse(rsp)
 }
 
 // ListTemplatesWithResponse list custom document types
@@ -20603,6 +31196,546 @@ func (c *ClientWithResponses) GetReadinessWithResponse(ctx context.Context, reqE
 		return nil, err
 	}
 	return ParseGetReadinessResponse(rsp)
+}
+
+// ParseListAlertsResponse parses an HTTP response from a ListAlertsWithResponse call
+func ParseListAlertsResponse(rsp *http.Response) (*ListAlertsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAlertsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// NextCursor pass as cursor for the next page; null at the end
+			NextCursor *string         `json:"nextCursor"`
+			Rows       []Alert         `json:"rows"`
+			Summary    *map[string]int `json:"summary,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListAlertsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListAnalysesResponse parses an HTTP response from a ListAnalysesWithResponse call
+func ParseListAnalysesResponse(rsp *http.Response) (*ListAnalysesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAnalysesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// NextCursor pass as cursor for the next page; null at the end
+			NextCursor *string         `json:"nextCursor"`
+			Rows       []Analysis      `json:"rows"`
+			Summary    *map[string]int `json:"summary,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListAnalysesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUploadAnalysisResponse parses an HTTP response from a UploadAnalysisWithResponse call
+func ParseUploadAnalysisResponse(rsp *http.Response) (*UploadAnalysisResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UploadAnalysisResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest IdRef
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers UploadAnalysisResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAnalysisResponse parses an HTTP response from a GetAnalysisWithResponse call
+func ParseGetAnalysisResponse(rsp *http.Response) (*GetAnalysisResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAnalysisResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data AnalysisDetail `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetAnalysisResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateAnalysisCorrectionResponse parses an HTTP response from a CreateAnalysisCorrectionWithResponse call
+func ParseCreateAnalysisCorrectionResponse(rsp *http.Response) (*CreateAnalysisCorrectionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAnalysisCorrectionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			Data       AnalysisDetail `json:"data"`
+			Idempotent *bool          `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateAnalysisCorrectionResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetAnalysisPasswordResponse parses an HTTP response from a SetAnalysisPasswordWithResponse call
+func ParseSetAnalysisPasswordResponse(rsp *http.Response) (*SetAnalysisPasswordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetAnalysisPasswordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			Data AnalysisDetail `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetAnalysisPasswordResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListAnalysisTransactionsResponse parses an HTTP response from a ListAnalysisTransactionsWithResponse call
+func ParseListAnalysisTransactionsResponse(rsp *http.Response) (*ListAnalysisTransactionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAnalysisTransactionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// NextCursor pass as cursor for the next page; null at the end
+			NextCursor *string               `json:"nextCursor"`
+			Rows       []AnalysisTransaction `json:"rows"`
+			Summary    *map[string]int       `json:"summary,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListAnalysisTransactionsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
 }
 
 // ParseListApiKeysResponse parses an HTTP response from a ListApiKeysWithResponse call
@@ -21605,6 +32738,268 @@ func ParseLogoutResponse(rsp *http.Response) (*LogoutResponse, error) {
 	return response, nil
 }
 
+// ParseListAutomationsResponse parses an HTTP response from a ListAutomationsWithResponse call
+func ParseListAutomationsResponse(rsp *http.Response) (*ListAutomationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAutomationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data  []AutomationRun `json:"data"`
+			Limit int             `json:"limit"`
+			Meta  struct {
+				Pages int `json:"pages"`
+			} `json:"meta"`
+			Page    int             `json:"page"`
+			Summary *map[string]int `json:"summary,omitempty"`
+			Total   int             `json:"total"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListAutomationsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateAutomationResponse parses an HTTP response from a CreateAutomationWithResponse call
+func ParseCreateAutomationResponse(rsp *http.Response) (*CreateAutomationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAutomationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data A run of a built-in automation. result is machine-written (machineWritten is always true): a case
+			// summary {summary, keyRisks, recommendedAction}, a SAR draft {narrative, suspiciousFacts,
+			// missingEvidence} that a person edits and submits under four-eyes, or the fields a model read from a
+			// document (the document is then in requires_review). null until the run completes.
+			Data       AutomationRun `json:"data"`
+			Idempotent *bool         `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateAutomationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAutomationResponse parses an HTTP response from a GetAutomationWithResponse call
+func ParseGetAutomationResponse(rsp *http.Response) (*GetAutomationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAutomationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				CompletedAt  *time.Time           `json:"completedAt"`
+				CreatedAt    time.Time            `json:"createdAt"`
+				ErrorMessage *string              `json:"errorMessage"`
+				Exchanges    []AutomationExchange `json:"exchanges"`
+				ExternalId   *string              `json:"externalId"`
+
+				// Id aut_…
+				Id             string                                   `json:"id"`
+				Kind           GetAutomation200JSONResponseBodyDataKind `json:"kind"`
+				MachineWritten bool                                     `json:"machineWritten"`
+				Model          *string                                  `json:"model"`
+
+				// RequestedBy usr_… who asked; a SAR draft's drafter
+				RequestedBy *string                                    `json:"requestedBy"`
+				Result      interface{}                                `json:"result"`
+				Status      GetAutomation200JSONResponseBodyDataStatus `json:"status"`
+
+				// SubjectId the case or document
+				SubjectId string          `json:"subjectId"`
+				UpdatedAt time.Time       `json:"updatedAt"`
+				Usage     AutomationUsage `json:"usage"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetAutomationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetBacktestResponse parses an HTTP response from a GetBacktestWithResponse call
 func ParseGetBacktestResponse(rsp *http.Response) (*GetBacktestResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -21725,6 +33120,859 @@ func ParseCancelBacktestResponse(rsp *http.Response) (*CancelBacktestResponse, e
 	switch {
 	case rsp.StatusCode == 429:
 		var headers CancelBacktestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCasesResponse parses an HTTP response from a ListCasesWithResponse call
+func ParseListCasesResponse(rsp *http.Response) (*ListCasesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCasesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data  []Case `json:"data"`
+			Limit int    `json:"limit"`
+			Meta  struct {
+				Pages int `json:"pages"`
+			} `json:"meta"`
+			Page    int             `json:"page"`
+			Summary *map[string]int `json:"summary,omitempty"`
+			Total   int             `json:"total"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListCasesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateCaseResponse parses an HTTP response from a CreateCaseWithResponse call
+func ParseCreateCaseResponse(rsp *http.Response) (*CreateCaseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCaseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			Data       CaseDetail `json:"data"`
+			Idempotent *bool      `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateCaseResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCaseResponse parses an HTTP response from a GetCaseWithResponse call
+func ParseGetCaseResponse(rsp *http.Response) (*GetCaseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCaseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data       CaseDetail `json:"data"`
+			Idempotent *bool      `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetCaseResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateCaseResponse parses an HTTP response from a UpdateCaseWithResponse call
+func ParseUpdateCaseResponse(rsp *http.Response) (*UpdateCaseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateCaseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data       CaseDetail `json:"data"`
+			Idempotent *bool      `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers UpdateCaseResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseApproveCloseCaseResponse parses an HTTP response from a ApproveCloseCaseWithResponse call
+func ParseApproveCloseCaseResponse(rsp *http.Response) (*ApproveCloseCaseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ApproveCloseCaseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data       CaseDetail `json:"data"`
+			Idempotent *bool      `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ApproveCloseCaseResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAssignCaseResponse parses an HTTP response from a AssignCaseWithResponse call
+func ParseAssignCaseResponse(rsp *http.Response) (*AssignCaseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AssignCaseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data       CaseDetail `json:"data"`
+			Idempotent *bool      `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers AssignCaseResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateCaseCommentResponse parses an HTTP response from a CreateCaseCommentWithResponse call
+func ParseCreateCaseCommentResponse(rsp *http.Response) (*CreateCaseCommentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCaseCommentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			Data       CaseEntry `json:"data"`
+			Idempotent *bool     `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateCaseCommentResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseEscalateCaseResponse parses an HTTP response from a EscalateCaseWithResponse call
+func ParseEscalateCaseResponse(rsp *http.Response) (*EscalateCaseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EscalateCaseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data       CaseDetail `json:"data"`
+			Idempotent *bool      `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers EscalateCaseResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseProposeCloseCaseResponse parses an HTTP response from a ProposeCloseCaseWithResponse call
+func ParseProposeCloseCaseResponse(rsp *http.Response) (*ProposeCloseCaseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ProposeCloseCaseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data       CaseDetail `json:"data"`
+			Idempotent *bool      `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ProposeCloseCaseResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRejectCloseCaseResponse parses an HTTP response from a RejectCloseCaseWithResponse call
+func ParseRejectCloseCaseResponse(rsp *http.Response) (*RejectCloseCaseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RejectCloseCaseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data       CaseDetail `json:"data"`
+			Idempotent *bool      `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RejectCloseCaseResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReopenCaseResponse parses an HTTP response from a ReopenCaseWithResponse call
+func ParseReopenCaseResponse(rsp *http.Response) (*ReopenCaseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReopenCaseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data       CaseDetail `json:"data"`
+			Idempotent *bool      `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReopenCaseResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -23160,6 +35408,234 @@ func ParseCancelExecutionResponse(rsp *http.Response) (*CancelExecutionResponse,
 	return response, nil
 }
 
+// ParseListExecutionStepExchangesResponse parses an HTTP response from a ListExecutionStepExchangesWithResponse call
+func ParseListExecutionStepExchangesResponse(rsp *http.Response) (*ListExecutionStepExchangesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListExecutionStepExchangesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []AutomationExchange `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListExecutionStepExchangesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetFraudListResponse parses an HTTP response from a GetFraudListWithResponse call
+func ParseGetFraudListResponse(rsp *http.Response) (*GetFraudListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFraudListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data FraudValueList `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFraudListResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetFraudListResponse parses an HTTP response from a SetFraudListWithResponse call
+func ParseSetFraudListResponse(rsp *http.Response) (*SetFraudListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetFraudListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data FraudValueList `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetFraudListResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListIdentityAttemptsResponse parses an HTTP response from a ListIdentityAttemptsWithResponse call
 func ParseListIdentityAttemptsResponse(rsp *http.Response) (*ListIdentityAttemptsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -23498,12 +35974,15 @@ func ParseGetIdentityVerificationResponse(rsp *http.Response) (*GetIdentityVerif
 				Policy IdentityPolicy `json:"policy"`
 
 				// Reasons reason codes of the last decision (document_expired, under_minimum_age, name_mismatch, …)
-				Reasons    []string                                             `json:"reasons"`
-				Reference  *string                                              `json:"reference"`
-				ReviewedAt *time.Time                                           `json:"reviewedAt"`
-				ReviewedBy *string                                              `json:"reviewedBy"`
-				Status     GetIdentityVerification200JSONResponseBodyDataStatus `json:"status"`
-				UpdatedAt  time.Time                                            `json:"updatedAt"`
+				Reasons   []string `json:"reasons"`
+				Reference *string  `json:"reference"`
+
+				// ReviewComment the reviewer's note on the decision
+				ReviewComment *string                                              `json:"reviewComment"`
+				ReviewedAt    *time.Time                                           `json:"reviewedAt"`
+				ReviewedBy    *string                                              `json:"reviewedBy"`
+				Status        GetIdentityVerification200JSONResponseBodyDataStatus `json:"status"`
+				UpdatedAt     time.Time                                            `json:"updatedAt"`
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24871,6 +37350,397 @@ func ParseSubmitRulesetVersionResponse(rsp *http.Response) (*SubmitRulesetVersio
 	return response, nil
 }
 
+// ParseListSarFilingsResponse parses an HTTP response from a ListSarFilingsWithResponse call
+func ParseListSarFilingsResponse(rsp *http.Response) (*ListSarFilingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSarFilingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data  []SARFiling `json:"data"`
+			Limit int         `json:"limit"`
+			Meta  struct {
+				Pages int `json:"pages"`
+			} `json:"meta"`
+			Page    int             `json:"page"`
+			Summary *map[string]int `json:"summary,omitempty"`
+			Total   int             `json:"total"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSarFilingsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateSarFilingResponse parses an HTTP response from a CreateSarFilingWithResponse call
+func ParseCreateSarFilingResponse(rsp *http.Response) (*CreateSarFilingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateSarFilingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			Data       SARFiling `json:"data"`
+			Idempotent *bool     `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateSarFilingResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSarFilingResponse parses an HTTP response from a GetSarFilingWithResponse call
+func ParseGetSarFilingResponse(rsp *http.Response) (*GetSarFilingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSarFilingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data       SARFiling `json:"data"`
+			Idempotent *bool     `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSarFilingResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateSarFilingResponse parses an HTTP response from a UpdateSarFilingWithResponse call
+func ParseUpdateSarFilingResponse(rsp *http.Response) (*UpdateSarFilingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateSarFilingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data       SARFiling `json:"data"`
+			Idempotent *bool     `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers UpdateSarFilingResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSubmitSarFilingResponse parses an HTTP response from a SubmitSarFilingWithResponse call
+func ParseSubmitSarFilingResponse(rsp *http.Response) (*SubmitSarFilingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SubmitSarFilingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			Data       SARFiling `json:"data"`
+			Idempotent *bool     `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SubmitSarFilingResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListScreeningListsResponse parses an HTTP response from a ListScreeningListsWithResponse call
 func ParseListScreeningListsResponse(rsp *http.Response) (*ListScreeningListsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -24997,6 +37867,400 @@ func ParseCreateScreeningListResponse(rsp *http.Response) (*CreateScreeningListR
 	switch {
 	case rsp.StatusCode == 429:
 		var headers CreateScreeningListResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteScreeningListEntryResponse parses an HTTP response from a DeleteScreeningListEntryWithResponse call
+func ParseDeleteScreeningListEntryResponse(rsp *http.Response) (*DeleteScreeningListEntryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteScreeningListEntryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data ScreeningList `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteScreeningListEntryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetScreeningListEntryResponse parses an HTTP response from a SetScreeningListEntryWithResponse call
+func ParseSetScreeningListEntryResponse(rsp *http.Response) (*SetScreeningListEntryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetScreeningListEntryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data ScreeningList `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetScreeningListEntryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUploadScreeningListResponse parses an HTTP response from a UploadScreeningListWithResponse call
+func ParseUploadScreeningListResponse(rsp *http.Response) (*UploadScreeningListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UploadScreeningListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data ScreeningList `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers UploadScreeningListResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetScreeningSettingsResponse parses an HTTP response from a GetScreeningSettingsWithResponse call
+func ParseGetScreeningSettingsResponse(rsp *http.Response) (*GetScreeningSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetScreeningSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				// OrganisationThreshold the organisation's own; null means config screening.threshold
+				OrganisationThreshold *float32 `json:"organisationThreshold"`
+
+				// Threshold the hit threshold in effect when a request names none
+				Threshold float32    `json:"threshold"`
+				UpdatedAt *time.Time `json:"updatedAt"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetScreeningSettingsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetScreeningSettingsResponse parses an HTTP response from a SetScreeningSettingsWithResponse call
+func ParseSetScreeningSettingsResponse(rsp *http.Response) (*SetScreeningSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetScreeningSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				// OrganisationThreshold the organisation's own; null means config screening.threshold
+				OrganisationThreshold *float32 `json:"organisationThreshold"`
+
+				// Threshold the hit threshold in effect when a request names none
+				Threshold float32    `json:"threshold"`
+				UpdatedAt *time.Time `json:"updatedAt"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetScreeningSettingsResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -25229,6 +38493,536 @@ func ParseGetScreeningResponse(rsp *http.Response) (*GetScreeningResponse, error
 	switch {
 	case rsp.StatusCode == 429:
 		var headers GetScreeningResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseResolveScreeningHitResponse parses an HTTP response from a ResolveScreeningHitWithResponse call
+func ParseResolveScreeningHitResponse(rsp *http.Response) (*ResolveScreeningHitResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResolveScreeningHitResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data Screening `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ResolveScreeningHitResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetStatementCategoryRulesResponse parses an HTTP response from a GetStatementCategoryRulesWithResponse call
+func ParseGetStatementCategoryRulesResponse(rsp *http.Response) (*GetStatementCategoryRulesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStatementCategoryRulesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data StatementCategoryRules `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetStatementCategoryRulesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetStatementCategoryRulesResponse parses an HTTP response from a SetStatementCategoryRulesWithResponse call
+func ParseSetStatementCategoryRulesResponse(rsp *http.Response) (*SetStatementCategoryRulesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetStatementCategoryRulesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data StatementCategoryRules `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetStatementCategoryRulesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListStatementTemplatesResponse parses an HTTP response from a ListStatementTemplatesWithResponse call
+func ParseListStatementTemplatesResponse(rsp *http.Response) (*ListStatementTemplatesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListStatementTemplatesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// NextCursor pass as cursor for the next page; null at the end
+			NextCursor *string             `json:"nextCursor"`
+			Rows       []StatementTemplate `json:"rows"`
+			Summary    *map[string]int     `json:"summary,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListStatementTemplatesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateStatementTemplateResponse parses an HTTP response from a CreateStatementTemplateWithResponse call
+func ParseCreateStatementTemplateResponse(rsp *http.Response) (*CreateStatementTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateStatementTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			Data       StatementTemplate `json:"data"`
+			Idempotent *bool             `json:"idempotent,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateStatementTemplateResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteStatementTemplateResponse parses an HTTP response from a DeleteStatementTemplateWithResponse call
+func ParseDeleteStatementTemplateResponse(rsp *http.Response) (*DeleteStatementTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteStatementTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteStatementTemplateResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetStatementTemplateResponse parses an HTTP response from a GetStatementTemplateWithResponse call
+func ParseGetStatementTemplateResponse(rsp *http.Response) (*GetStatementTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStatementTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data StatementTemplate `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetStatementTemplateResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

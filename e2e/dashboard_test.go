@@ -54,11 +54,15 @@ func newTab(t *testing.T, base string) *tab {
 	ctx, cancelTime := context.WithTimeout(ctx, 8*time.Minute)
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
 	dir := filepath.Join("artifacts", "dashboard")
+	_ = os.RemoveAll(dir) // this run's screenshots only
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	b := &tab{t: t, ctx: ctx, base: base, dir: dir}
-	b.run(chromedp.Navigate("about:blank"))
+	// The first action starts the browser, bound to the context it runs in: the tab's own.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Listen(ctx, func(ev any) {
 		if e, ok := ev.(*network.EventResponseReceived); ok && e.Type == network.ResourceTypeDocument {
 			b.status = e.Response.Status
@@ -71,7 +75,10 @@ func newTab(t *testing.T, base string) *tab {
 
 func (b *tab) run(actions ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	if err := chromedp.Do(b.ctx, actions...); err != nil {
+	// Each step has its own deadline, so that a page that never comes is shown.
+	ctx, cancel := context.WithTimeout(b.ctx, 45*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
 		html, _ := chromedp.Run(b.ctx, chromedp.OuterHTML(chromedp.CSS("body")))
 		b.t.Fatalf("browser: %v\npage:\n%.3000s", err, html)
 	}
@@ -84,7 +91,7 @@ func (b *tab) open(path, page string) {
 }
 
 func (b *tab) waitPage(page string) chromedp.Action[chromedp.Void] {
-	return chromedp.WaitVisible(chromedp.CSS(`body[data-page="`+page+`"]`))
+	return chromedp.WaitVisible(chromedp.CSS(`body[data-page="` + page + `"]`))
 }
 
 // submit clicks sel and waits for the page named page.
@@ -126,7 +133,7 @@ func (b *tab) shot(name string) {
 func (b *tab) signIn(email, password string) {
 	b.t.Helper()
 	b.open("/dashboard/login", "login")
-	b.run(chromedp.SendKeys(chromedp.CSS("#email"), email), chromedp.SendKeys(chromedp.CSS("#password"), password))
+	b.run(chromedp.SetValue(chromedp.CSS("#email"), email), chromedp.SendKeys(chromedp.CSS("#password"), password))
 	b.submit(`form[action="/dashboard/login"] button[type=submit]`, "approvals")
 }
 
@@ -162,12 +169,12 @@ func TestDashboardInABrowser(t *testing.T) {
 		b.t = t
 		b.run(chromedp.Navigate(b.base+"/dashboard/executions"), b.waitPage("login"))
 		b.shot("sign-in")
-		b.run(chromedp.SendKeys(chromedp.CSS("#email"), "rita@example.com"), chromedp.SendKeys(chromedp.CSS("#password"), "wrong"))
+		b.run(chromedp.SetValue(chromedp.CSS("#email"), "rita@example.com"), chromedp.SendKeys(chromedp.CSS("#password"), "wrong"))
 		b.submit(`form[action="/dashboard/login"] button[type=submit]`, "login")
 		if got := b.text(".refusal"); !strings.Contains(got, "email or password is wrong") || b.status != 401 {
 			t.Fatalf("wrong password: %d %q", b.status, got)
 		}
-		b.run(chromedp.SendKeys(chromedp.CSS("#email"), "rita@example.com"), chromedp.SendKeys(chromedp.CSS("#password"), password))
+		b.run(chromedp.SetValue(chromedp.CSS("#email"), "rita@example.com"), chromedp.SendKeys(chromedp.CSS("#password"), password))
 		b.submit(`form[action="/dashboard/login"] button[type=submit]`, "executions") // back where they were sent from
 		b.shot("executions")
 	})

@@ -100,7 +100,7 @@ func TestAutomationRuns(t *testing.T) {
 			res := h.Do("POST", "/api/automations", admin, map[string]any{"kind": "poem", "subjectId": ""})
 			want(t, res, 400, `"kind"`)
 			want(t, res, 400, `"subjectId"`)
-			want(t, h.Do("POST", "/api/automations", admin, map[string]any{"kind": "case_summary", "subjectId": "cas_1"}), 503, "need the cases product")
+			want(t, h.Do("POST", "/api/automations", admin, map[string]any{"kind": "case_summary", "subjectId": "cas_1"}), 404, api.MsgNotFound)
 			want(t, h.Do("POST", "/api/automations", h.Key("automations:write"), map[string]any{"kind": "sar_draft", "subjectId": "cas_1"}),
 				422, api.MsgNotBound)
 			want(t, h.Do("POST", "/api/automations", h.Key("automations:view"), map[string]any{"kind": "document_fields", "subjectId": "doc_1"}), 403, "")

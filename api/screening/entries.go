@@ -94,6 +94,11 @@ func (h *Handler) deleteEntry(c *gin.Context) {
 // uploadList replaces an organisation list's entries with a CSV file (multipart field
 // "file", the columns of scr.LoadOrgCSV); a file that does not parse is 400 naming the line.
 func (h *Handler) uploadList(c *gin.Context) {
+	// Another organisation's list is 404 whatever the body holds.
+	l, _ := h.ownList(c)
+	if l == nil {
+		return
+	}
 	raw, ok := readFileField(c)
 	if !ok {
 		return
@@ -105,10 +110,6 @@ func (h *Handler) uploadList(c *gin.Context) {
 	}
 	if len(entities) > maxListEntries {
 		api.ValidationFailed(c, api.FieldErrors{"file": {"must hold at most 10000 entries"}})
-		return
-	}
-	l, _ := h.ownList(c)
-	if l == nil {
 		return
 	}
 	h.storeVersion(c, l, entities)

@@ -923,6 +923,203 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/analyses/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * upload one account's bank statements (PDF, CSV, OFX/QFX, CAMT.053) for analysis
+         * @description Scope analyses:write; rate-limit bucket upload (60 per 10 minutes). multipart/form-data only (415
+         *     otherwise), with one to 12 `file` parts of one account. Each file's kind is detected from its bytes:
+         *     anything but a PDF (text or scanned), CSV, OFX/QFX or ISO 20022 CAMT.053 is 415; more than
+         *     documents.max_upload_bytes in all is 413. A durable pipeline then runs inspect, text (pdftotext or
+         *     OCR, passwords as for documents), detect (bank template by PDF metadata and text; the organisation's
+         *     templates first), parse, reconcile, insights and decide. Events: analysis.completed,
+         *     analysis.requires_review, analysis.failed (with stage), analysis.password_required. Idempotent with externalId.
+         */
+        post: operations["uploadAnalysis"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analyses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** list analyses, newest first */
+        get: operations["listAnalyses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analyses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** get an analysis: statements, reconciliation, insights, tamper signals */
+        get: operations["getAnalysis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analyses/{id}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * list an analysis's transactions
+         * @description In statement order; amounts in minor units, credits positive. Empty until the analysis is decided.
+         */
+        get: operations["listAnalysisTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analyses/{id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * give the password of an encrypted PDF waiting in password_required
+         * @description Scope analyses:write. Only an analysis in password_required takes a password (409 otherwise). It is
+         *     stored sealed and tried by the waiting pipeline before the answer: 202 with the analysis,
+         *     password_required again (and another analysis.password_required) when it was wrong, processing when it
+         *     opened the files. The analysis fails after documents.password_timeout without one.
+         */
+        post: operations["setAnalysisPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analyses/{id}/corrections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * correct transactions: a new version of the analysis (key bound to a user)
+         * @description Scope analyses:write, and a key bound to a user (422 api_key_not_bound_to_user otherwise) or a
+         *     dashboard session. The corrected transactions (statement, index and the fields to change) make the next
+         *     version, reconciled, analysed and decided again; analysis.corrected names the actor. Only a completed
+         *     or requires_review analysis can be corrected (409), only transactions it has (400). Idempotent with externalId.
+         */
+        post: operations["createAnalysisCorrection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/statement-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** list the organisation's statement templates */
+        get: operations["listStatementTemplates"];
+        put?: never;
+        /**
+         * define a bank statement template of the organisation
+         * @description Scope statement-templates:write. Detection tries the organisation's templates before the built-in ones.
+         *     Every unusable field is named (400). Idempotent with externalId.
+         */
+        post: operations["createStatementTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/statement-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** get a statement template */
+        get: operations["getStatementTemplate"];
+        put?: never;
+        post?: never;
+        /** delete a statement template */
+        delete: operations["deleteStatementTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/statement-category-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the organisation's transaction category rules and the defaults */
+        get: operations["getStatementCategoryRules"];
+        /**
+         * replace the organisation's transaction category rules
+         * @description Scope statement-templates:write. The rules, in the order they are checked, before the defaults.
+         */
+        put: operations["setStatementCategoryRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/screening-lists": {
         parameters: {
             query?: never;
@@ -930,7 +1127,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** list the organisation's screening lists with their version and entity count */
+        /**
+         * list the organisation's screening lists with their version and entity count
+         * @description Scope screening-lists:view. The organisation's own lists and the platform's lists (config
+         *     screening.sources), each with its version in service, entity count and last refresh (refreshedAt).
+         */
         get: operations["listScreeningLists"];
         put?: never;
         /**
@@ -939,6 +1140,81 @@ export interface paths {
          *     10,000 entries; every bad entry field is reported at once (entries[3].birthDates[0]). Idempotent with externalId.
          */
         post: operations["createScreeningList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screening-lists/{id}/entries/{entryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * add or change an entry of an organisation list (a new list version)
+         * @description Scope screening-lists:write. Stores the list's next version with its delta (unless the entry is
+         *     unchanged) and starts the rescreen of the organisation's monitored customers against it
+         *     (screening.list_updated). A platform list (configured source) is 409.
+         */
+        put: operations["setScreeningListEntry"];
+        post?: never;
+        /** remove an entry of an organisation list (a new list version) */
+        delete: operations["deleteScreeningListEntry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screening-lists/{id}/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * replace an organisation list's entries with a CSV file (a new list version when the content changed)
+         * @description Scope screening-lists:write. multipart/form-data with the CSV in the part "file" (columns id, type, name,
+         *     aliases, birth dates, countries; see the organisation CSV format). A file that does not parse is 400
+         *     naming the line; the version in service stays.
+         */
+        post: operations["uploadScreeningList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screening-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * the organisation's screening defaults
+         * @description Scope screening-lists:view.
+         */
+        get: operations["getScreeningSettings"];
+        /**
+         * change the organisation's screening defaults (the hit threshold)
+         * @description Scope screening-lists:write; audit-logged. threshold (0, 1] is used by the organisation's screenings and
+         *     monitoring when a request names none; null returns to config screening.threshold.
+         */
+        put: operations["setScreeningSettings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -959,7 +1235,8 @@ export interface paths {
          * screen a name against the organisation's lists
          * @description Scope screenings:write, bucket screening (SPEC 8.1). Screens fullName (at most 300 characters, no control
          *     characters) against the named lists, or all of the organisation's lists. birthDate (YYYY, YYYY-MM or
-         *     YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to 0.80. Every hit explains
+         *     YYYY-MM-DD), country and entityType qualify the score; threshold (0, 1] defaults to the organisation's
+         *     (PUT /api/screening-settings), else config screening.threshold (0.80). Every hit explains
          *     itself: the matched name or alias, per-token and per-qualifier scores, the final score. An unknown list id is
          *     400. Idempotent with externalId: a replay answers the original screening with idempotent true.
          */
@@ -983,6 +1260,33 @@ export interface paths {
         get: operations["getScreening"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screenings/{id}/hits/{hitId}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+                hitId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * resolve a hit as a false positive or a true match (key bound to a user)
+         * @description Scope screenings:write; the key must act for a user (actAsUserId, SPEC 5.5), else 422
+         *     api_key_not_bound_to_user. Audit-logged. A hit is resolved once: a second decision is 409
+         *     state conflict. A false positive on a customer's screening is remembered for that customer and
+         *     entity and suppressed in later screenings and monitoring until the entity's list record changes;
+         *     the hit's alert closes.
+         */
+        post: operations["resolveScreeningHit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1520,6 +1824,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/fraud-lists/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the list's name as rules read it, lists.<name>: lower case letters, digits and '_' */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * get a value list
+         * @description Scope fraud:view. A list never set is empty.
+         */
+        get: operations["getFraudList"];
+        /**
+         * replace a value list that rules read as lists.<name>
+         * @description Scope fraud:write. The organisation's allow and deny lists: the body's values (at most 10,000 strings of 1 to 256 bytes) become the whole list, in one transaction, read by the next decision. An empty array empties the list. A bad name or body is 400 with fieldErrors.
+         */
+        put: operations["setFraudList"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/backtests/{id}": {
         parameters: {
             query?: never;
@@ -1561,10 +1892,364 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * list alerts (screening hits, fraud decisions), newest first (cursor)
+         * @description Scope cases:view. Alerts no case holds yet are gathered into their customer's open case (config cases.gather_window) by the gathering Schedule.
+         */
+        get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** list cases, newest first */
+        get: operations["listCases"];
+        put?: never;
+        /**
+         * open a case by hand, optionally with alerts
+         * @description Scope cases:write. Each alert must be the organisation's and in no case yet (409 otherwise). Idempotent with externalId.
+         */
+        post: operations["createCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** get a case with its alerts, evidence and timeline */
+        get: operations["getCase"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * change a case's title, priority or due date, or link evidence
+         * @description A new due date restarts the case workflow's timer. Evidence links name screenings, decisions, documents, executions, analyses or identity attempts by id.
+         */
+        patch: operations["updateCase"];
+        trace?: never;
+    };
+    "/api/cases/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** comment on a case */
+        post: operations["createCaseComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cases/{id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assign a case (an open or escalated case moves to investigating)
+         * @description Publishes case.assigned.
+         */
+        post: operations["assignCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cases/{id}/escalate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * escalate a case
+         * @description Publishes case.escalated.
+         */
+        post: operations["escalateCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cases/{id}/propose-close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * propose closing a case with an outcome (key bound to a user)
+         * @description investigating or escalated → pending_close; 422 api_key_not_bound_to_user without an effective user.
+         */
+        post: operations["proposeCloseCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cases/{id}/approve-close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * approve a proposed closure (a second user, reviewer or admin)
+         * @description pending_close → closed with the proposed outcome; publishes case.closed with both users. The proposer gets 422 four-eyes violation, a user who is neither reviewer nor admin 403; checked by the case workflow's Update validator.
+         */
+        post: operations["approveCloseCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cases/{id}/reject-close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reject a proposed closure: back to investigating (a second user)
+         * @description pending_close → investigating; the same four-eyes rules as approve-close.
+         */
+        post: operations["rejectCloseCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cases/{id}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reopen a closed case
+         * @description closed → investigating; its alerts are assigned again.
+         */
+        post: operations["reopenCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sar-filings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** list SAR filings, newest first */
+        get: operations["listSarFilings"];
+        put?: never;
+        /**
+         * draft a SAR filing from a case (key bound to a user)
+         * @description Scope sar-filings:write. The effective user is the drafter (filedById). Idempotent with externalId.
+         */
+        post: operations["createSarFiling"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sar-filings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** get a SAR filing */
+        get: operations["getSarFiling"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * change a draft SAR filing
+         * @description Only in draft; a submitted filing is immutable (409).
+         */
+        patch: operations["updateSarFiling"];
+        trace?: never;
+    };
+    "/api/sar-filings/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * submit a SAR filing to the regulator (a second user, not the drafter)
+         * @description 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+         */
+        post: operations["submitSarFiling"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** list automation runs, newest first */
+        get: operations["listAutomations"];
+        put?: never;
+        /**
+         * start a built-in automation (case_summary, sar_draft, document_fields)
+         * @description Scope automations:write. Starts a durable run; the result arrives by automation.completed or
+         *     automation.failed. case_summary and sar_draft read the case (404 unknown; 503 without the cases
+         *     product); sar_draft needs a key bound to a user (422 api_key_not_bound_to_user), who is the draft's
+         *     drafter, so another person submits it. document_fields needs a document of a custom type whose
+         *     template rules found none of its fields (400 otherwise; 409 while the pipeline runs); its result
+         *     always puts the document in requires_review. Idempotent with externalId.
+         */
+        post: operations["createAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/automations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** get an automation run with its machine-written result and model exchanges */
+        get: operations["getAutomation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/executions/{id}/steps/{stepId}/exchanges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+                stepId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * the audit record of an ai step: prompts and answers (or their sizes), model, tokens, latency
+         * @description Scope executions:view. Oldest first; empty for a step that never reached the model.
+         */
+        get: operations["listExecutionStepExchanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        FraudValueList: {
+            name: string;
+            values: string[];
+            count: number;
+        };
         Failure: {
             error: string;
             /**
@@ -1826,8 +2511,12 @@ export interface components {
         };
         /**
          * @description A graph of nodes without cycles: {"start"?: node id, "nodes": [{"id", "kind", "name"?, "config", "next"?}]}.
-         *     Kinds: http, transform, condition, delay, human_approval. Expressions (expr-lang) read inputs,
+         *     Kinds: http, transform, condition, delay, human_approval, ai. Expressions (expr-lang) read inputs,
          *     steps.<nodeId>.output and execution; they are compiled and type-checked when the definition is saved.
+         *     An ai node ({"prompt", "system"?, "schema"?, "temperature"?, "maxTokens"?, "timeout"?}) asks the
+         *     language model of config ai.*; with a JSON Schema the answer must conform (asked again once, then the
+         *     step fails). Its output is {answer, model, usage: {promptTokens, completionTokens, totalTokens},
+         *     latencyMs, attempts}; the conversation is at GET /api/executions/{id}/steps/{stepId}/exchanges.
          */
         WorkflowDefinition: {
             start?: string;
@@ -1973,6 +2662,261 @@ export interface components {
         DocumentDetail: components["schemas"]["Document"] & {
             latestExtraction: components["schemas"]["Extraction"] | null;
         };
+        Analysis: {
+            /** @description ana_…, also the Temporal workflow id of its pipeline */
+            id: string;
+            /**
+             * @description uploaded (stored) → processing (the pipeline runs) → completed, requires_review or failed;
+             *     password_required while an encrypted PDF waits for POST /api/analyses/{id}/password;
+             *     a correction decides again (completed or requires_review).
+             * @enum {string}
+             */
+            status: "uploaded" | "processing" | "password_required" | "completed" | "requires_review" | "failed";
+            /** @description 0 until decided, 1 the pipeline's result, +1 per correction */
+            version: number;
+            files: components["schemas"]["AnalysisFile"][];
+            /** @description the tamper signals' overall score, once decided (evidence, never a verdict) */
+            riskScore: number | null;
+            /** @description why it requires review (reconciliation failed, tamper risk, low OCR confidence) */
+            reasons: string[];
+            /** @enum {string|null} */
+            failedStage: "inspect" | "text" | "detect" | "parse" | "reconcile" | "insights" | "decide" | null;
+            errorMessage: string | null;
+            externalRef: string | null;
+            externalId: string | null;
+            uploadedBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+        };
+        AnalysisFile: {
+            filename: string;
+            /**
+             * @description detected from the bytes
+             * @enum {string}
+             */
+            kind: "pdf" | "csv" | "ofx" | "camt053";
+            size: number;
+            sha256: string;
+            pages: number | null;
+            /** @description true when its pages were OCR'd */
+            scanned: boolean | null;
+            /** @description the bank template chosen for a PDF and why */
+            detection: {
+                /** @description a built-in template's id or an organisation's tpl_… */
+                template: string;
+                bank: string;
+                score: number;
+                /** @description the PDF's Producer or Creator named the bank's system */
+                byMetadata: boolean;
+                /** @description printed markers and headers that matched */
+                byText: string[] | null;
+            } | null;
+            pdfMetadata: {
+                producer?: string;
+                creator?: string;
+                firstProducer?: string;
+                /** Format: date-time */
+                creationDate?: string;
+                /** Format: date-time */
+                modDate?: string;
+                revisions?: number;
+                encrypted?: boolean;
+                linearized?: boolean;
+            } | null;
+            /** @description the text's mean word confidence (1 for machine-readable files) */
+            meanConfidence: number | null;
+            /** @description indexes of the statements read from this file */
+            statements: number[];
+        };
+        AnalysisDetail: components["schemas"]["Analysis"] & {
+            statements: components["schemas"]["AnalysisStatement"][];
+            reconciliation: components["schemas"]["AnalysisReconciliation"] | null;
+            insights: components["schemas"]["AnalysisInsights"] | null;
+            signals: {
+                signals: components["schemas"]["AnalysisSignal"][] | null;
+                risk: number;
+            } | null;
+        };
+        /** @description one parsed statement; amounts are integers in minor units (cents) */
+        AnalysisStatement: {
+            index: number;
+            file: number;
+            bank: string | null;
+            template: string | null;
+            /** @enum {string} */
+            source: "pdf" | "pdf_ocr" | "csv" | "ofx" | "camt053";
+            account: string | null;
+            currency: string;
+            /** Format: date */
+            periodStart: string | null;
+            /** Format: date */
+            periodEnd: string | null;
+            openingBalance: number | null;
+            closingBalance: number | null;
+            credits: number;
+            /** @description positive */
+            debits: number;
+            /** @description how many (GET /api/analyses/{id}/transactions lists them) */
+            transactions: number;
+            pages: number;
+        };
+        AnalysisCheck: {
+            name: string;
+            ok: boolean;
+            skipped?: boolean;
+            /** @description the first transaction (index) where the check breaks */
+            row?: number;
+            page?: number;
+            expected?: number;
+            actual?: number;
+            message?: string;
+        };
+        AnalysisReconciliation: {
+            statements: {
+                statement: number;
+                credits: number;
+                debits: number;
+                totals: components["schemas"]["AnalysisCheck"];
+                runningBalances: components["schemas"]["AnalysisCheck"];
+                ok: boolean;
+                failures?: components["schemas"]["AnalysisCheck"][];
+            }[] | null;
+            /** @description closing = next opening, no missing days */
+            continuity: components["schemas"]["AnalysisCheck"][];
+            ok: boolean;
+        };
+        AnalysisStream: {
+            name: string;
+            category: string;
+            count: number;
+            total: number;
+            average: number;
+            /** @enum {string} */
+            frequency: "weekly" | "biweekly" | "monthly" | "quarterly" | "irregular";
+            intervalDays: number;
+            /** Format: date-time */
+            first: string;
+            /** Format: date-time */
+            last: string;
+            /** Format: date-time */
+            nextExpected?: string;
+            payroll?: boolean;
+            currency: string;
+        };
+        AnalysisInsights: {
+            currency: string;
+            months: {
+                /** @description YYYY-MM */
+                month: string;
+                inflow: number;
+                outflow: number;
+                net: number;
+                count: number;
+            }[];
+            incomeStreams: components["schemas"]["AnalysisStream"][];
+            recurringPayments: components["schemas"]["AnalysisStream"][];
+            overdraftCount: number;
+            daysOverdrawn: number;
+            nsfCount: number;
+            averageDailyBalance?: number;
+            largestTransactions: components["schemas"]["AnalysisTransaction"][];
+            categories: {
+                category: string;
+                inflow: number;
+                outflow: number;
+                count: number;
+            }[];
+            totalInflow: number;
+            totalOutflow: number;
+        };
+        /** @description tamper evidence, never a verdict */
+        AnalysisSignal: {
+            /** @enum {string} */
+            kind: "producer_mismatch" | "modified_after_creation" | "incremental_update" | "font_mismatch" | "reconciliation_failed" | "duplicate_rows";
+            file: number;
+            page?: number;
+            field: string;
+            row?: number;
+            expected?: string;
+            actual?: string;
+            message: string;
+            statement?: number;
+        };
+        /** @description one booked movement; amount signed (credits positive), in minor units */
+        AnalysisTransaction: {
+            /** @description the statement's index (transaction lists) */
+            statement?: number;
+            /** @description the row's position in its statement */
+            index: number;
+            /** Format: date-time */
+            date: string;
+            /** @description continuation lines joined with spaces */
+            description: string;
+            amount: number;
+            /** @description the running balance printed after the row */
+            balance?: number;
+            currency: string;
+            page?: number;
+            line?: number;
+            reference?: string;
+            category?: string;
+            amountUnread?: boolean;
+            /** @description OCR could not read the amount; taken from the running balances */
+            amountFromBalance?: boolean;
+            balanceInferred?: boolean;
+            confidence?: number;
+        };
+        StatementTemplateBody: {
+            bank: string;
+            /** @description printed phrases that identify the bank */
+            markers?: string[] | null;
+            /** @description substrings of the PDF Producer or Creator the bank's system writes */
+            producers?: string[] | null;
+            currency?: string;
+            /** @description a Go time layout, e.g. 02.01.2006 or 02 Jan 2006 */
+            dateLayout: string;
+            number: {
+                /** @enum {string} */
+                decimal: "." | ",";
+                thousands: string;
+            };
+            columns: {
+                /** @enum {string} */
+                kind: "date" | "value_date" | "description" | "debit" | "credit" | "amount" | "balance";
+                header: string;
+            }[];
+            openingLabels: string[] | null;
+            closingLabels: string[] | null;
+            accountLabel?: string;
+            periodLabel?: string;
+        };
+        StatementTemplate: components["schemas"]["StatementTemplateBody"] & {
+            /** @description tpl_… */
+            id: string;
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        StatementCategoryRule: {
+            category: string;
+            /** @description whole words or phrases of the description; case and accents ignored */
+            contains: string[];
+            /** @enum {string} */
+            direction?: "credit" | "debit";
+        };
+        StatementCategoryRules: {
+            /** @description checked first, in order */
+            rules: components["schemas"]["StatementCategoryRule"][];
+            /** @description the built-in rules, checked after */
+            defaults: components["schemas"]["StatementCategoryRule"][];
+            updatedBy: string | null;
+            /** Format: date-time */
+            updatedAt: string | null;
+        };
         ExtractionField: {
             /** @description null when the document did not show it */
             value: string | null;
@@ -1992,8 +2936,11 @@ export interface components {
             documentId: string;
             type: string;
             templateId: string | null;
-            /** @enum {string} */
-            source: "text_layer" | "ocr" | "mixed" | "correction";
+            /**
+             * @description model: read by a language model (automation document_fields, flag machine_extracted), always requires_review
+             * @enum {string}
+             */
+            source: "text_layer" | "ocr" | "mixed" | "correction" | "model";
             /**
              * @description what this extraction decided
              * @enum {string}
@@ -2053,7 +3000,7 @@ export interface components {
             documentTypes: ("passport" | "ktp")[];
             /** @description whole years on the day of the attempt; 0 or absent: no age check */
             minimumAge?: number;
-            /** @description screening of the person is a required check (review while the screening product is not connected) */
+            /** @description screening of the person is a required check, through the screening product with the organisation's identity service principal key (review with screening_unavailable while none is connected) */
             requireScreening?: boolean;
             /** @description default 3 */
             maxAttempts?: number;
@@ -2077,6 +3024,8 @@ export interface components {
             reviewedBy: string | null;
             /** Format: date-time */
             reviewedAt: string | null;
+            /** @description the reviewer's note on the decision */
+            reviewComment: string | null;
             /** Format: date-time */
             expiresAt: string;
             /** Format: date-time */
@@ -2093,6 +3042,8 @@ export interface components {
             status: "passed" | "failed" | "not_applicable";
             reasons?: string[];
             score?: number;
+            /** @description the screening (scr_…) the screening check read */
+            screeningId?: string;
         };
         IdentityAttempt: {
             /** @description att_… */
@@ -2119,8 +3070,11 @@ export interface components {
             /** @description lst_… */
             id: string;
             name: string;
-            /** @enum {string} */
-            kind: "organisation";
+            /**
+             * @description organisation: the organisation's own list; otherwise the format of a platform list refreshed from config screening.sources by the Schedule svc-screening-refresh
+             * @enum {string}
+             */
+            kind: "organisation" | "ofac" | "un" | "opensanctions" | "csv";
             /** @description the version in service; a new version only when the content changes */
             version: number;
             entityCount: number;
@@ -2178,6 +3132,15 @@ export interface components {
             matchedName: string;
             score: number;
             explanation: components["schemas"]["ScreeningExplanation"];
+            /** @description the customer's reviewer found this entity a false positive and its list record is unchanged: not counted in hitCount, not alerted */
+            suppressed?: boolean;
+            /** @enum {string} */
+            decision?: "unresolved" | "false_positive" | "true_match";
+            comment?: string | null;
+            /** @description usr_… who resolved the hit */
+            resolvedBy?: string | null;
+            /** Format: date-time */
+            resolvedAt?: string | null;
         };
         Screening: {
             /** @description scr_… */
@@ -2194,7 +3157,13 @@ export interface components {
             /** @description the lists screened against */
             lists: string[];
             threshold: number;
+            /** @description hits left to review (suppressed hits not counted) */
             hitCount: number;
+            /**
+             * @description what ran the screening: a request, or monitoring after a list or customer change
+             * @enum {string}
+             */
+            trigger?: "api" | "monitoring";
             hits: components["schemas"]["ScreeningHit"][];
             /** Format: date-time */
             createdAt: string;
@@ -2370,6 +3339,186 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             completedAt: string | null;
+        };
+        Alert: {
+            /** @description alr_… */
+            id: string;
+            /** @enum {string} */
+            source: "screening" | "fraud";
+            /** @description the screening (scr_) or decision (dec_) that raised it */
+            sourceRef: string;
+            subject: string | null;
+            customerId: string | null;
+            score: number;
+            summary: string | null;
+            reasonCodes: string[];
+            details: Record<string, unknown>;
+            /** @enum {string} */
+            status: "open" | "assigned" | "closed";
+            caseId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Case: {
+            /** @description cas_… */
+            id: string;
+            title: string;
+            customerId: string | null;
+            /** @enum {string} */
+            priority: "low" | "medium" | "high" | "critical";
+            /** @enum {string} */
+            status: "open" | "investigating" | "pending_close" | "closed" | "escalated";
+            assigneeId: string | null;
+            /** Format: date-time */
+            dueAt: string | null;
+            /** @description the user who proposed the pending closure */
+            proposedBy: string | null;
+            proposedOutcome: string | null;
+            proposedRationale: string | null;
+            /** @enum {string|null} */
+            outcome: "false_positive" | "valuable_alert" | "confirmed_risk" | null;
+            rationale: string | null;
+            /** @description the second user, who approved the closure */
+            closedBy: string | null;
+            /** Format: date-time */
+            closedAt: string | null;
+            /** @description null for a case the gathering of alerts opened */
+            createdBy: string | null;
+            /** @description a machine-written summary (AI automation) */
+            summary: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CaseDetail: components["schemas"]["Case"] & {
+            alerts: components["schemas"]["Alert"][];
+            evidence: {
+                /** @description screening, decision, document, execution, analysis, identity_attempt, identity_verification, alert */
+                kind: string;
+                id: string;
+                note: string | null;
+                addedBy: string | null;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+            timeline: components["schemas"]["CaseEntry"][];
+        };
+        CaseEntry: {
+            id: string;
+            /** @description created, comment, alert_gathered, evidence_linked, assign, escalate, propose-close, approve-close, reject-close, reopen, update, overdue, summary */
+            kind: string;
+            actorId: string | null;
+            apiKeyId: string | null;
+            body: string | null;
+            data: Record<string, unknown>;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        SARFiling: {
+            /** @description sar_… */
+            id: string;
+            caseId: string;
+            subjects: string[];
+            /** Format: date */
+            activityFrom: string;
+            /** Format: date */
+            activityTo: string;
+            amount: number;
+            currency: string;
+            narrative: string;
+            /** @enum {string} */
+            status: "draft" | "submitted" | "acknowledged" | "rejected";
+            /** @description the drafter */
+            filedById: string;
+            /** @description the second user, never the drafter */
+            submittedById: string | null;
+            /** Format: date-time */
+            submittedAt: string | null;
+            /** @description the regulator's acknowledgement reference */
+            reference: string | null;
+            rejectReason: string | null;
+            /** @description the last failed delivery try */
+            lastError: string | null;
+            attempts: number;
+            /** Format: date-time */
+            answeredAt: string | null;
+            /** @description size of the rendered PDF kept for the record (0 before submission) */
+            pdfBytes: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SARFields: {
+            /** @description customer ids; default the case's customer */
+            subjects?: string[];
+            /** Format: date */
+            activityFrom?: string;
+            /** Format: date */
+            activityTo?: string;
+            amount?: number;
+            /** @description default EUR */
+            currency?: string;
+            narrative?: string;
+        };
+        AutomationUsage: {
+            promptTokens: number;
+            completionTokens: number;
+            totalTokens: number;
+        };
+        /**
+         * @description A run of a built-in automation. result is machine-written (machineWritten is always true): a case
+         *     summary {summary, keyRisks, recommendedAction}, a SAR draft {narrative, suspiciousFacts,
+         *     missingEvidence} that a person edits and submits under four-eyes, or the fields a model read from a
+         *     document (the document is then in requires_review). null until the run completes.
+         */
+        AutomationRun: {
+            /** @description aut_… */
+            id: string;
+            /** @enum {string} */
+            kind: "case_summary" | "sar_draft" | "document_fields";
+            /** @description the case or document */
+            subjectId: string;
+            /** @enum {string} */
+            status: "pending" | "running" | "completed" | "failed";
+            result: unknown;
+            machineWritten: boolean;
+            model: string | null;
+            usage: components["schemas"]["AutomationUsage"];
+            errorMessage: string | null;
+            externalId: string | null;
+            /** @description usr_… who asked; a SAR draft's drafter */
+            requestedBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+        };
+        /**
+         * @description The audit record of one model step attempt. conversation is what was sent and received after
+         *     secrets were redacted; under ai.audit=redact each content is only its size.
+         */
+        AutomationExchange: {
+            /** @description <step or run id>:<activity attempt> */
+            id: string;
+            model: string | null;
+            usage: components["schemas"]["AutomationUsage"];
+            latencyMs: number;
+            /** @description answers asked (2 when the first broke the schema) */
+            attempts: number;
+            /** @enum {string} */
+            policy: "keep" | "redact";
+            conversation: {
+                /** @enum {string} */
+                role: "system" | "user" | "assistant";
+                content: string;
+            }[];
+            errorMessage: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
     };
     responses: {
@@ -4126,6 +5275,381 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    uploadAnalysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    file: string[];
+                    /** @description the user password of encrypted PDFs; stored sealed until the pipeline has used it */
+                    password?: string;
+                    externalRef?: string;
+                    /** @description idempotency key (SPEC 4.7) */
+                    externalId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description accepted; poll GET /api/analyses/{id} or subscribe to the analysis.* events */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdRef"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAnalyses: {
+        parameters: {
+            query?: {
+                /** @description page size; the maximum depends on the endpoint */
+                limit?: components["parameters"]["limit"];
+                /** @description nextCursor of the previous page */
+                cursor?: components["parameters"]["cursor"];
+                /** @description uploaded, processing, password_required, completed, requires_review, failed; comma-separated for several */
+                status?: string;
+                externalId?: string;
+                /** @description ISO 8601 date or timestamp, inclusive */
+                from?: components["parameters"]["from"];
+                /** @description ISO 8601 date (the whole day) or timestamp, inclusive */
+                to?: components["parameters"]["to"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page of analyses */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CursorPage"] & {
+                        rows?: components["schemas"]["Analysis"][];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getAnalysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the analysis at its latest version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnalysisDetail"];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAnalysisTransactions: {
+        parameters: {
+            query?: {
+                /** @description page size */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: components["parameters"]["cursor"];
+                /** @description text of the description */
+                q?: string;
+                /** @description ISO 8601 date or timestamp, inclusive */
+                from?: components["parameters"]["from"];
+                /** @description ISO 8601 date (the whole day) or timestamp, inclusive */
+                to?: components["parameters"]["to"];
+                statement?: number;
+                category?: string;
+                direction?: "credit" | "debit";
+                /** @description an earlier version (default the latest) */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page of transactions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CursorPage"] & {
+                        rows?: components["schemas"]["AnalysisTransaction"][];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    setAnalysisPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the password was tried; the analysis as it is now */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnalysisDetail"];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createAnalysisCorrection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    corrections: {
+                        statement: number;
+                        index: number;
+                        /** Format: date */
+                        date?: string;
+                        description?: string;
+                        /** @description minor units, credits positive */
+                        amount?: number;
+                        balance?: number;
+                        category?: string;
+                    }[];
+                    externalId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the analysis at its new version */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnalysisDetail"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listStatementTemplates: {
+        parameters: {
+            query?: {
+                /** @description page size; the maximum depends on the endpoint */
+                limit?: components["parameters"]["limit"];
+                /** @description nextCursor of the previous page */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page of templates */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CursorPage"] & {
+                        rows?: components["schemas"]["StatementTemplate"][];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createStatementTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatementTemplateBody"] & {
+                    externalId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the template */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StatementTemplate"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getStatementTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StatementTemplate"];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteStatementTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getStatementCategoryRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rules */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StatementCategoryRules"];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    setStatementCategoryRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    rules: components["schemas"]["StatementCategoryRule"][];
+                };
+            };
+        };
+        responses: {
+            /** @description the rules now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StatementCategoryRules"];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
     listScreeningLists: {
         parameters: {
             query?: {
@@ -4187,6 +5711,165 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["ScreeningList"];
                         idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    setScreeningListEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScreeningEntry"];
+            };
+        };
+        responses: {
+            /** @description the list with its version in service */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScreeningList"];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteScreeningListEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the list with its version in service */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScreeningList"];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    uploadScreeningList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the list with its version in service */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScreeningList"];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getScreeningSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the settings in effect */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the hit threshold in effect when a request names none */
+                            threshold: number;
+                            /** @description the organisation's own; null means config screening.threshold */
+                            organisationThreshold: number | null;
+                            /** Format: date-time */
+                            updatedAt: string | null;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    setScreeningSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    threshold?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description the settings in effect */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the hit threshold in effect when a request names none */
+                            threshold: number;
+                            /** @description the organisation's own; null means config screening.threshold */
+                            organisationThreshold: number | null;
+                            /** Format: date-time */
+                            updatedAt: string | null;
+                        };
                     };
                 };
             };
@@ -4284,6 +5967,41 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description the screening */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Screening"];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    resolveScreeningHit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+                hitId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    decision: "false_positive" | "true_match";
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the screening with the resolved hit */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5194,6 +6912,66 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    getFraudList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the list's name as rules read it, lists.<name>: lower case letters, digits and '_' */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["FraudValueList"];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    setFraudList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the list's name as rules read it, lists.<name>: lower case letters, digits and '_' */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    values: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description the list as stored (distinct values, sorted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["FraudValueList"];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
     getBacktest: {
         parameters: {
             query?: never;
@@ -5241,6 +7019,713 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["FraudBacktest"];
                         idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAlerts: {
+        parameters: {
+            query?: {
+                /** @description page size; the maximum depends on the endpoint */
+                limit?: components["parameters"]["limit"];
+                /** @description nextCursor of the previous page */
+                cursor?: components["parameters"]["cursor"];
+                /** @description free-text search */
+                q?: components["parameters"]["q"];
+                /** @description ISO 8601 date or timestamp, inclusive */
+                from?: components["parameters"]["from"];
+                /** @description ISO 8601 date (the whole day) or timestamp, inclusive */
+                to?: components["parameters"]["to"];
+                /** @description open, assigned, closed; comma-separated for several */
+                status?: string;
+                customerId?: string;
+                source?: "screening" | "fraud";
+                caseId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page of alerts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CursorPage"] & {
+                        rows?: components["schemas"]["Alert"][];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listCases: {
+        parameters: {
+            query?: {
+                /** @description 1-indexed page */
+                page?: components["parameters"]["page"];
+                /** @description page size */
+                limit?: number;
+                /** @description open, investigating, pending_close, closed, escalated; comma-separated for several */
+                status?: string;
+                customerId?: string;
+                assigneeId?: string;
+                /** @description ISO 8601 date or timestamp, inclusive */
+                from?: components["parameters"]["from"];
+                /** @description ISO 8601 date (the whole day) or timestamp, inclusive */
+                to?: components["parameters"]["to"];
+                /** @description matches the title */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page of cases */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OffsetPage"] & {
+                        data?: components["schemas"]["Case"][];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    customerId?: string;
+                    /** @enum {string} */
+                    priority?: "low" | "medium" | "high" | "critical";
+                    alertIds?: string[];
+                    /**
+                     * Format: date-time
+                     * @description default now + cases.due_in
+                     */
+                    dueAt?: string;
+                    externalId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the new case, open */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaseDetail"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the case */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaseDetail"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @enum {string} */
+                    priority?: "low" | "medium" | "high" | "critical";
+                    /** Format: date-time */
+                    dueAt?: string;
+                    evidence?: {
+                        id: string;
+                        note?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description the changed case */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaseDetail"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createCaseComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the comment, as a timeline entry */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaseEntry"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    assignCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    assigneeId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the case after the action */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaseDetail"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    escalateCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the case after the action */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaseDetail"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    proposeCloseCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    outcome: "false_positive" | "valuable_alert" | "confirmed_risk";
+                    rationale: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the case after the action */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaseDetail"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    approveCloseCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the case after the action */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaseDetail"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    rejectCloseCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the case after the action */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaseDetail"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    reopenCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the case after the action */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaseDetail"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listSarFilings: {
+        parameters: {
+            query?: {
+                /** @description 1-indexed page */
+                page?: components["parameters"]["page"];
+                /** @description page size */
+                limit?: number;
+                /** @description draft, submitted, acknowledged, rejected; comma-separated for several */
+                status?: string;
+                caseId?: string;
+                /** @description ISO 8601 date or timestamp, inclusive */
+                from?: components["parameters"]["from"];
+                /** @description ISO 8601 date (the whole day) or timestamp, inclusive */
+                to?: components["parameters"]["to"];
+                /** @description matches the narrative */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page of filings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OffsetPage"] & {
+                        data?: components["schemas"]["SARFiling"][];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createSarFiling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SARFields"] & {
+                    caseId: string;
+                    externalId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the filing, in draft */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SARFiling"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getSarFiling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the filing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SARFiling"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateSarFiling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SARFields"];
+            };
+        };
+        responses: {
+            /** @description the changed draft */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SARFiling"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    submitSarFiling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description the filing, submitted; delivery follows */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SARFiling"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAutomations: {
+        parameters: {
+            query?: {
+                /** @description 1-indexed page */
+                page?: components["parameters"]["page"];
+                /** @description page size */
+                limit?: number;
+                /** @description comma-separated: pending, running, completed, failed */
+                status?: string;
+                kind?: "case_summary" | "sar_draft" | "document_fields";
+                subjectId?: string;
+                externalId?: string;
+                /** @description ISO 8601 date or timestamp, inclusive */
+                from?: components["parameters"]["from"];
+                /** @description ISO 8601 date (the whole day) or timestamp, inclusive */
+                to?: components["parameters"]["to"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page of runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OffsetPage"] & {
+                        data?: components["schemas"]["AutomationRun"][];
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "case_summary" | "sar_draft" | "document_fields";
+                    subjectId: string;
+                    externalId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the run, pending */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AutomationRun"];
+                        idempotent?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AutomationRun"] & {
+                            exchanges: components["schemas"]["AutomationExchange"][];
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listExecutionStepExchanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+                stepId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the step's exchanges */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AutomationExchange"][];
                     };
                 };
             };
