@@ -158,6 +158,21 @@ type IdentityConfig struct {
 	Retention time.Duration `mapstructure:"retention"`
 	// PurgeEvery is how often the retention Schedule runs.
 	PurgeEvery time.Duration `mapstructure:"purge_every"`
+	// ScreeningAPIURL is the API the worker calls to screen a verified person through the
+	// screening product, with the organisation's service principal key (SPEC 5.6); empty means
+	// http.public_url.
+	ScreeningAPIURL string `mapstructure:"screening_api_url"`
+	// ScreeningAllowCIDRs may be reached despite the SSRF guard (the API on a private network).
+	ScreeningAllowCIDRs []string `mapstructure:"screening_allow_cidrs"`
+}
+
+// IdentityScreeningURL is the API the identity product's screenings go to: identity.screening_api_url,
+// else http.public_url; "" when neither is set (no screening: such policies end in review).
+func (c *Config) IdentityScreeningURL() string {
+	if c.Identity.ScreeningAPIURL != "" {
+		return strings.TrimRight(c.Identity.ScreeningAPIURL, "/")
+	}
+	return strings.TrimRight(c.HTTP.PublicURL, "/")
 }
 
 // CasesConfig configures the cases product: how alerts are gathered into cases, when a case
@@ -256,6 +271,8 @@ var keys = []Key{
 	{"blobs.s3_tls", true, "reach the S3-compatible service over https (false only on loopback or a private network)"},
 	{"identity.retention", 90 * 24 * time.Hour, "how long an identity attempt's images and extracted data are kept after it completed; a Temporal Schedule deletes them then"},
 	{"identity.purge_every", time.Hour, "how often the identity retention Schedule runs"},
+	{"identity.screening_api_url", "", "API base URL the worker calls to screen verified people (POST /api/screenings with the organisation's identity service key); empty means http.public_url, and without either policies with requireScreening end in review (screening_unavailable)"},
+	{"identity.screening_allow_cidrs", []string{}, "CIDRs identity.screening_api_url may reach despite the SSRF guard (svc dev: loopback)"},
 	{"auth.session_ttl", 12 * time.Hour, "lifetime of a dashboard session cookie after login"},
 	{"ai.base_url", "", "OpenAI-compatible chat-completions API root of the AI automation product (e.g. http://127.0.0.1:11434/v1 for Ollama); empty means AI steps fail with \"ai not configured\""},
 	{"ai.model", "", "model name sent to ai.base_url"},
@@ -592,6 +609,14 @@ func (c *Config) Validate() error {
 	}
 	if c.AI.BaseURL != "" && c.AI.Model == "" {
 		bad("ai.model", "must be set with ai.base_url")
+	}
+	if c.Identity.ScreeningAPIURL != "" && !isHTTPURL(c.Identity.ScreeningAPIURL) {
+		bad("identity.screening_api_url", "must be an http(s) URL")
+	}
+	for _, p := range c.Identity.ScreeningAllowCIDRs {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			bad("identity.screening_allow_cidrs", "%q is not a CIDR", p)
+		}
 	}
 	for _, p := range c.Cases.RegulatorAllowCIDRs {
 		if _, err := netip.ParsePrefix(p); err != nil {

@@ -4,7 +4,7 @@ package store
 // schema. A new model is added here with its migration (CONTRIBUTING.md).
 func AllModels() []any {
 	return []any{
-		&Organization{}, &User{}, &APIKey{},
+		&Organization{}, &User{}, &APIKey{}, &ServiceKey{},
 		&Session{}, &AuditLog{}, &RateLimitCounter{}, &RateLimitOverride{}, &IdempotencyRecord{},
 		&Ping{},
 		&WebhookSubscription{}, &Event{}, &Delivery{}, &DeliveryAttempt{},

@@ -43,6 +43,8 @@ type Store struct {
 	Users *Users
 	// Keys holds API keys.
 	Keys *Keys
+	// ServiceKeys holds the service principal keys the platform issues to connected products (SPEC 5.6).
+	ServiceKeys *ServiceKeys
 	// Sessions holds dashboard sessions.
 	Sessions *Sessions
 	// Audit holds the audit log.
@@ -112,7 +114,7 @@ func newStore(db *gorm.DB, dialect string) *Store {
 	return &Store{
 		handle:        h,
 		Orchestration: &Orchestration{h}, Documents: &Documents{h}, Screening: &Screening{h}, Webhooks: &Webhooks{h},
-		Orgs: &Orgs{h}, Users: &Users{h}, Keys: &Keys{h}, Sessions: &Sessions{h}, Audit: &Audit{h},
+		Orgs: &Orgs{h}, Users: &Users{h}, Keys: &Keys{h}, ServiceKeys: &ServiceKeys{h}, Sessions: &Sessions{h}, Audit: &Audit{h},
 		Idempotency: &Idempotency{h}, RateLimits: &RateLimits{h}, Identity: &Identity{h},
 		Statements: &Statements{h}, Fraud: &Fraud{h}, Automation: &Automation{h},
 		Customers: &Customers{h},

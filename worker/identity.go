@@ -19,13 +19,23 @@ import (
 
 // registerIdentity registers the identity verification workflow and its activities on the
 // identity queue, and the document reading on the OCR queue beside the documents' text stage.
-// The screener is d.IdentityScreener: without one, policies that require screening go to
-// review (screening_unavailable).
+// The screener is d.IdentityScreener, else the screening API at the configured URL with the
+// organisation's service key (identityScreener); without one, policies that require screening
+// go to review (screening_unavailable).
 func registerIdentity(q map[string]sdkworker.Worker, c client.Client, d Deps) error {
 	bl := d.Blobs
 	log := d.Logger
 	if log == nil {
 		log = slog.Default()
+	}
+	if d.IdentityScreener == nil {
+		sc, err := identityScreener(d.Config, d.Store, log)
+		if err != nil {
+			return err
+		}
+		if sc != nil {
+			d.IdentityScreener = sc
+		}
 	}
 	reg := d.Registry
 	if reg == nil {

@@ -27,8 +27,8 @@ type Deps struct {
 	Registry prometheus.Registerer
 	// Blobs keeps uploads; nil opens the store that the configuration names (blobs.backend).
 	Blobs blobs.Store
-	// IdentityScreener screens people for the identity product (an identity activities'
-	// ScreeningClient once the platform gives it service principal keys); nil: none connected.
+	// IdentityScreener screens people for the identity product; nil builds the screening API's
+	// client with the organisations' service principal keys from config (worker/servicekeys.go).
 	IdentityScreener idv.Screener
 }
 

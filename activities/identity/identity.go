@@ -100,8 +100,12 @@ func (a *Activities) EvaluateIdentityAttempt(ctx context.Context, in idvwf.Evalu
 	}
 	input := &idv.Input{Document: doc, Claimed: v.Claimed, Policy: v.Policy, Now: in.Now}
 	if v.Policy.RequireScreening && a.Screener != nil && status == idv.AttemptCompleted {
+		customerID, err := a.screenedCustomer(ctx, v)
+		if err != nil {
+			return idvwf.EvaluateResult{}, err
+		}
 		out, err := a.Screener.Screen(ctx, idv.ScreeningRequest{OrgID: v.OrgID, VerificationID: v.ID, AttemptNumber: att.Number,
-			FullName: v.Claimed.FullName, BirthDate: v.Claimed.BirthDate, CustomerID: v.CustomerID})
+			FullName: v.Claimed.FullName, BirthDate: v.Claimed.BirthDate, CustomerID: customerID})
 		if err != nil {
 			a.logger().Warn("identity screening failed", "verificationId", v.ID, "error", err)
 			out = idv.ScreeningOutcome{Error: "screening failed"}
@@ -117,6 +121,24 @@ func (a *Activities) EvaluateIdentityAttempt(ctx context.Context, in idvwf.Evalu
 		a.Metrics.observeAttempt(status, outcome, checks)
 	}
 	return idvwf.EvaluateResult{AttemptStatus: status, Outcome: outcome, Checks: checks, Applied: applied}, nil
+}
+
+// screenedCustomer is the verification's customerId when it names one of the organisation's
+// customers (cus_), which the screening then refers to; "" otherwise. A verification's
+// customerId may be the organisation's own reference, which the screening product would
+// refuse (404) and so never screen the person.
+func (a *Activities) screenedCustomer(ctx context.Context, v *store.IdentityVerification) (string, error) {
+	if v.CustomerID == "" {
+		return "", nil
+	}
+	_, err := a.Store.Customers.Get(ctx, v.OrgID, v.CustomerID)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return v.CustomerID, nil
 }
 
 // ExpireIdentityVerification expires a verification still waiting for input at its deadline;

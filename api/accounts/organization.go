@@ -46,6 +46,12 @@ func (h *Handler) setCapabilities(c *gin.Context) {
 		api.Internal(c, err)
 		return
 	}
+	// A removed product disconnects the services that called it or that it called: their keys
+	// stop working now (SPEC 5.6), not at their next use.
+	if _, err := h.Store.ServiceKeys.RevokeDisconnected(c.Request.Context(), p.OrgID, org.Caps(), h.Now()); err != nil {
+		api.Internal(c, err)
+		return
+	}
 	api.AuditResource(c, org.ID)
 	api.ForgetKeys(c)
 	api.OK(c, newOrgView(org))

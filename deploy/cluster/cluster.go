@@ -106,20 +106,23 @@ type Cluster struct {
 // addresses instead of the compose services' names.
 func SvcEnv(o Options, secretsKey, s3Endpoint string) map[string]string {
 	return map[string]string{
-		"SVC_ENVIRONMENT":         "sandbox",
-		"SVC_DATABASE_URL":        fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", o.PGUser, o.PGHost, o.PGPort, o.DB),
-		"SVC_TEMPORAL_ADDRESS":    fmt.Sprintf("127.0.0.1:%d", o.TemporalPort),
-		"SVC_TEMPORAL_NAMESPACE":  "default",
-		"SVC_SECRETS_KEY":         secretsKey,
-		"SVC_HTTP_PUBLIC_URL":     fmt.Sprintf("http://127.0.0.1:%d", o.FirstAPIPort),
-		"SVC_LOG_FORMAT":          "json",
-		"SVC_LOG_LEVEL":           "info",
-		"SVC_BLOBS_BACKEND":       "s3",
-		"SVC_BLOBS_S3_ENDPOINT":   s3Endpoint,
-		"SVC_BLOBS_S3_BUCKET":     "svc-uploads",
-		"SVC_BLOBS_S3_ACCESS_KEY": "svc",
-		"SVC_BLOBS_S3_SECRET_KEY": "cluster-s3-secret",
-		"SVC_BLOBS_S3_TLS":        "false",
+		"SVC_ENVIRONMENT":        "sandbox",
+		"SVC_DATABASE_URL":       fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", o.PGUser, o.PGHost, o.PGPort, o.DB),
+		"SVC_TEMPORAL_ADDRESS":   fmt.Sprintf("127.0.0.1:%d", o.TemporalPort),
+		"SVC_TEMPORAL_NAMESPACE": "default",
+		"SVC_SECRETS_KEY":        secretsKey,
+		"SVC_HTTP_PUBLIC_URL":    fmt.Sprintf("http://127.0.0.1:%d", o.FirstAPIPort),
+		// The worker's identity screenings go to the first API, on loopback.
+		"SVC_IDENTITY_SCREENING_API_URL":     fmt.Sprintf("http://127.0.0.1:%d", o.FirstAPIPort),
+		"SVC_IDENTITY_SCREENING_ALLOW_CIDRS": "127.0.0.0/8",
+		"SVC_LOG_FORMAT":                     "json",
+		"SVC_LOG_LEVEL":                      "info",
+		"SVC_BLOBS_BACKEND":                  "s3",
+		"SVC_BLOBS_S3_ENDPOINT":              s3Endpoint,
+		"SVC_BLOBS_S3_BUCKET":                "svc-uploads",
+		"SVC_BLOBS_S3_ACCESS_KEY":            "svc",
+		"SVC_BLOBS_S3_SECRET_KEY":            "cluster-s3-secret",
+		"SVC_BLOBS_S3_TLS":                   "false",
 		// Beyond compose: the receiver and the http nodes' targets are on loopback here.
 		"SVC_WEBHOOKS_ALLOW_CIDRS": "127.0.0.0/8",
 	}

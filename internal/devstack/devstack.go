@@ -71,6 +71,10 @@ func Start(ctx context.Context, cfg *config.Config, logger *slog.Logger) (s *Sta
 		// svc dev delivers to receivers on this machine.
 		cfg.Webhooks.AllowCIDRs = []string{"127.0.0.0/8", "::1/128"}
 	}
+	if len(cfg.Identity.ScreeningAllowCIDRs) == 0 {
+		// svc dev's worker screens through its own API on loopback.
+		cfg.Identity.ScreeningAllowCIDRs = []string{"127.0.0.0/8", "::1/128"}
+	}
 	ts, err := devserver.Start(ctx, devserver.Options{
 		DatabaseFile:     filepath.Join(cfg.DataDir, "temporal.db"),
 		Port:             cfg.Temporal.Port,
@@ -94,15 +98,8 @@ func Start(ctx context.Context, cfg *config.Config, logger *slog.Logger) (s *Sta
 		return nil, err
 	}
 	s.App = a
-	ws, err := a.Workers()
-	if err != nil {
-		return nil, err
-	}
-	if err := ws.Start(); err != nil {
-		return nil, err
-	}
-	s.workers = ws
-
+	// The listener comes first: the worker's identity screenings call this API (its URL is
+	// http.public_url), with the organisation's service key.
 	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("http.addr %s: %w", cfg.HTTP.Addr, err)
@@ -111,6 +108,16 @@ func Start(ctx context.Context, cfg *config.Config, logger *slog.Logger) (s *Sta
 		cfg.HTTP.PublicURL = "http://" + ln.Addr().String()
 	}
 	s.BaseURL = cfg.BaseURL()
+	ws, err := a.Workers()
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	if err := ws.Start(); err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	s.workers = ws
 	if s.Credentials, s.CreatedCredentials, err = ensureCredentials(ctx, cfg, a.Store, s.BaseURL); err != nil {
 		_ = ln.Close()
 		return nil, err
