@@ -36,8 +36,19 @@ type FraudEvaluation struct {
 	Live, Shadow *FraudVersion
 	// Persist false is POST /api/lookup: the same computation, nothing kept.
 	Persist bool
-	// Budget bounds the rules of each version (fraud.DefaultBudget if zero).
+	// Budget bounds the rules of each version (fraud.rule_budget; fraud.DefaultBudget if zero).
 	Budget time.Duration
+}
+
+// ruleSets returns the compiled live and shadow rules (nil when absent).
+func (in FraudEvaluation) ruleSets() (live, shadow *fraud.RuleSet) {
+	if in.Live != nil {
+		live = in.Live.Rules
+	}
+	if in.Shadow != nil {
+		shadow = in.Shadow.Rules
+	}
+	return live, shadow
 }
 
 // FraudDecided is the decision made, with what rules saw.
@@ -108,13 +119,7 @@ func (s *Fraud) prepare(ctx context.Context, in FraudEvaluation) (*fraudPrepared
 	if pre.known, err = subjectsKnown(db, in.OrgID, subjects); err != nil {
 		return nil, err
 	}
-	var live, shadow *fraud.RuleSet
-	if in.Live != nil {
-		live = in.Live.Rules
-	}
-	if in.Shadow != nil {
-		shadow = in.Shadow.Rules
-	}
+	live, shadow := in.ruleSets()
 	if pre.lists, err = loadLists(db, in.OrgID, live, shadow); err != nil {
 		return nil, err
 	}
@@ -147,13 +152,7 @@ func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDeci
 	if err := writeVelocity(tx, in.OrgID, obs, true); err != nil {
 		return nil, err
 	}
-	var live, shadow *fraud.RuleSet
-	if in.Live != nil {
-		live = in.Live.Rules
-	}
-	if in.Shadow != nil {
-		shadow = in.Shadow.Rules
-	}
+	live, shadow := in.ruleSets()
 	features, err := readVelocity(tx, in.OrgID, obs, fraud.FeaturesOf(live, shadow))
 	if err != nil {
 		return nil, err
