@@ -70,6 +70,9 @@ func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided
 	if err != nil {
 		return nil, err
 	}
+	if in.Persist {
+		return s.decisions.decide(ctx, s.handle, in, pre)
+	}
 	var out *FraudDecided
 	err = s.WriteTx(ctx, func(tx *gorm.DB) error {
 		d, err := evaluateIn(tx, in, pre)
@@ -77,10 +80,7 @@ func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided
 			return err
 		}
 		out = d
-		if !in.Persist {
-			return errLookupRollback
-		}
-		return nil
+		return errLookupRollback
 	})
 	if err != nil && !errors.Is(err, errLookupRollback) {
 		return nil, err

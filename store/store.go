@@ -76,6 +76,8 @@ type handle struct {
 	Dialect string
 	// writer queues this process's write transactions on SQLite (see WriteTx).
 	writer chan struct{}
+	// decisions groups this process's concurrent fraud decisions into shared transactions.
+	decisions decisionQueue
 }
 
 // Orchestration is the orchestration product's repository.

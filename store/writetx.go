@@ -6,20 +6,27 @@ import (
 	"gorm.io/gorm"
 )
 
-// WriteTx runs fn in a write transaction of a hot path. On SQLite, which has one writer and
-// whose transactions here begin IMMEDIATE, the transactions of this process wait their turn in
-// a Go queue before BEGIN: a connection blocked in SQLite's busy handler sleeps in steps of up
-// to 100 ms and misses the moment the lock is free (a profile of bench/fraudevaluate: decisions
-// waiting hundreds of milliseconds on an idle lock). Other processes on the same file still
-// meet the busy handler. On PostgreSQL it is Tx.
+// WriteTx runs fn in a write transaction of a hot path, in this process's write queue (inTurn).
 func (s *handle) WriteTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	if s.Dialect == "sqlite" && s.writer != nil {
-		select {
-		case s.writer <- struct{}{}:
-			defer func() { <-s.writer }()
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	return s.inTurn(ctx, func() error { return s.Tx(ctx, fn) })
+}
+
+// inTurn runs a write on SQLite after this process's earlier writes queued here. SQLite has one
+// writer (transactions here begin IMMEDIATE); a connection that meets the lock waits in
+// SQLite's busy handler, which sleeps in steps of up to 100 ms and misses the moment the lock
+// is free. A block profile of bench/fraudevaluate showed decisions and their audit entries
+// sleeping there hundreds of milliseconds while the lock was idle; queued in Go, the next
+// writer starts as soon as the last ends. Other processes on the same file still meet the
+// busy handler. On PostgreSQL (row locks) it runs fn at once.
+func (s *handle) inTurn(ctx context.Context, fn func() error) error {
+	if s.Dialect != "sqlite" || s.writer == nil {
+		return fn()
 	}
-	return s.Tx(ctx, fn)
+	select {
+	case s.writer <- struct{}{}:
+		defer func() { <-s.writer }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return fn()
 }
