@@ -69,6 +69,11 @@ func (q *decisionQueue) decide(ctx context.Context, h *handle, in FraudEvaluatio
 // writeDecisions writes jobs in one transaction, each behind its own savepoint.
 func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) {
 	err := h.WriteTx(ctx, func(tx *gorm.DB) error {
+		if len(jobs) == 1 { // alone, its failure is the transaction's: no savepoint to pay for
+			j := jobs[0]
+			j.out, j.err = evaluateIn(tx, j.in, j.pre)
+			return j.err
+		}
 		for i, j := range jobs {
 			sp := fmt.Sprintf("decision%d", i)
 			if err := tx.SavePoint(sp).Error; err != nil {
