@@ -18,11 +18,8 @@ func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool
 	if keys := o.Counters(); counters && len(keys) > 0 {
 		var b strings.Builder
 		b.WriteString("INSERT INTO fraud_velocity_counters (org_id, dimension, entity, bucket_size, bucket_start, currency, events, amount_minor) VALUES ")
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(?, ?, ?, ?, ?, ?, 1, ?)")
+		writeTuples(&b, len(keys), "(?, ?, ?, ?, ?, ?, 1, ?)")
+		for _, k := range keys {
 			args = append(args, orgID, string(k.Dimension), k.Entity, k.Bucket.Size, k.Bucket.Start, k.Currency, o.AmountMinor)
 		}
 		b.WriteString(` ON CONFLICT (org_id, dimension, entity, bucket_size, bucket_start, currency) DO UPDATE SET
@@ -32,11 +29,8 @@ func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool
 	if seen := o.Seen(); len(seen) > 0 {
 		var b strings.Builder
 		b.WriteString("INSERT INTO fraud_velocity_seen (org_id, dimension, entity, attribute, value, last_seen) VALUES ")
-		for i, k := range seen {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(?, ?, ?, ?, ?, ?)")
+		writeTuples(&b, len(seen), "(?, ?, ?, ?, ?, ?)")
+		for _, k := range seen {
 			args = append(args, orgID, string(k.Dimension), k.Entity, k.Attribute, k.Value, o.At.Unix())
 		}
 		b.WriteString(` ON CONFLICT (org_id, dimension, entity, attribute, value) DO UPDATE SET last_seen =
@@ -61,6 +55,16 @@ func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool
 		}
 	}
 	return nil
+}
+
+// writeTuples writes n copies of tuple separated by commas: a multi-row VALUES list.
+func writeTuples(b *strings.Builder, n int, tuple string) {
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(tuple)
+	}
 }
 
 // readVelocity computes the features for the entities of o as of o.At in one query: a UNION ALL
