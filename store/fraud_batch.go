@@ -20,49 +20,50 @@ const maxDecisionBatch = 64
 // each reads the counters of those before it (exact velocity); and none answers before the
 // commit.
 type decisionQueue struct {
-	// turn is held by the request writing a batch; mu guards pending and the jobs' results.
-	turn    sync.Mutex
+	// turn is held by the request writing a batch; mu guards pending.
+	turn    chan struct{}
 	mu      sync.Mutex
 	pending []*decisionJob
 }
+
+func newDecisionQueue() decisionQueue { return decisionQueue{turn: make(chan struct{}, 1)} }
 
 // decisionJob is one request's decision waiting for, or written by, a batch.
 type decisionJob struct {
 	in   FraudEvaluation
 	pre  *fraudPrepared
-	done bool
 	out  *FraudDecided
 	err  error
+	done chan struct{}
 }
 
 // decide queues a decision and returns once a batch wrote it: the request that takes the turn
 // writes every decision queued until then, its own among them unless an earlier batch took it.
 func (q *decisionQueue) decide(ctx context.Context, h *handle, in FraudEvaluation, pre *fraudPrepared) (*FraudDecided, error) {
-	job := &decisionJob{in: in, pre: pre}
+	job := &decisionJob{in: in, pre: pre, done: make(chan struct{})}
 	q.mu.Lock()
 	q.pending = append(q.pending, job)
 	q.mu.Unlock()
 	for {
-		q.turn.Lock()
-		q.mu.Lock()
-		if job.done {
-			q.mu.Unlock()
-			q.turn.Unlock()
+		select {
+		case <-job.done:
 			return job.out, job.err
+		case q.turn <- struct{}{}:
 		}
+		q.mu.Lock()
 		n := min(len(q.pending), maxDecisionBatch)
 		jobs := q.pending[:n:n]
 		q.pending = append([]*decisionJob(nil), q.pending[n:]...)
 		q.mu.Unlock()
-		// The batch is every waiting request's, not only this one's: a client going away must
-		// not roll back the others' decisions.
-		writeDecisions(context.WithoutCancel(ctx), h, jobs)
-		q.mu.Lock()
-		for _, j := range jobs {
-			j.done = true
+		if n > 0 {
+			// The batch is every waiting request's, not only this one's: a client going away
+			// must not roll back the others' decisions.
+			writeDecisions(context.WithoutCancel(ctx), h, jobs)
+			for _, j := range jobs {
+				close(j.done)
+			}
 		}
-		q.mu.Unlock()
-		q.turn.Unlock()
+		<-q.turn
 	}
 }
 

@@ -112,7 +112,7 @@ type RateLimits struct{ *handle }
 
 // newStore wires every repository to one connection.
 func newStore(db *gorm.DB, dialect string) *Store {
-	h := &handle{DB: db, Dialect: dialect, writer: make(chan struct{}, 1)}
+	h := &handle{DB: db, Dialect: dialect, writer: make(chan struct{}, 1), decisions: newDecisionQueue()}
 	return &Store{
 		handle:        h,
 		Orchestration: &Orchestration{h}, Documents: &Documents{h}, Screening: &Screening{h}, Webhooks: &Webhooks{h},
