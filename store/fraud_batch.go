@@ -15,10 +15,9 @@ const maxDecisionBatch = 64
 // transaction (group commit). A bench/fraudevaluate profile showed decisions queued behind one
 // another for the write lock (SQLite) or the hot counter rows (PostgreSQL), each paying a whole
 // transaction and commit; together they pay one. Each decision keeps every guarantee: its
-// counters, decision and alert are written in the same transaction, behind a savepoint so a
-// failing decision takes none of the others with it; decisions run one after another in it, so
-// each reads the counters of those before it (exact velocity); and none answers before the
-// commit.
+// counters, decision and alert are written in the same transaction; a failing decision fails
+// alone (writeDecisions); decisions run one after another in it, so each reads the counters of
+// those before it (exact velocity); and none answers before the commit.
 type decisionQueue struct {
 	// turn is held by the request writing a batch; mu guards pending.
 	turn    chan struct{}
@@ -67,34 +66,35 @@ func (q *decisionQueue) decide(ctx context.Context, h *handle, in FraudEvaluatio
 	}
 }
 
-// writeDecisions writes jobs in one transaction, each behind its own savepoint.
+// writeDecisions writes jobs in one transaction: each decision's subjects, counters and alert
+// in turn (each reads the counters of those before it), then the decisions in one insert.
+// When one fails, nothing of the batch is kept and each decision is written again alone, so
+// only its own failure fails it (cheaper than a savepoint per decision on every batch).
 func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) {
 	err := h.WriteTx(ctx, func(tx *gorm.DB) error {
-		if len(jobs) == 1 { // alone, its failure is the transaction's: no savepoint to pay for
-			j := jobs[0]
-			j.out, j.err = evaluateIn(tx, j.in, j.pre)
-			return j.err
-		}
-		for i, j := range jobs {
-			sp := fmt.Sprintf("decision%d", i)
-			if err := tx.SavePoint(sp).Error; err != nil {
+		rows := make([]FraudDecision, 0, len(jobs))
+		for _, j := range jobs {
+			out, err := evaluateIn(tx, j.in, j.pre)
+			if err != nil {
 				return err
 			}
-			j.out, j.err = evaluateIn(tx, j.in, j.pre)
-			if j.err != nil {
-				j.out = nil
-				if err := tx.RollbackTo(sp).Error; err != nil {
-					return err
-				}
-			}
+			j.out = out
+			rows = append(rows, out.Decision)
+		}
+		if err := tx.Create(&rows).Error; err != nil {
+			return fmt.Errorf("decisions: %w", err)
 		}
 		return nil
 	})
-	if err != nil {
-		for _, j := range jobs {
-			if j.err == nil {
-				j.out, j.err = nil, err
-			}
-		}
+	if err == nil {
+		return
+	}
+	if len(jobs) == 1 {
+		jobs[0].out, jobs[0].err = nil, err
+		return
+	}
+	for _, j := range jobs {
+		j.out = nil
+		writeDecisions(ctx, h, []*decisionJob{j})
 	}
 }

@@ -63,8 +63,8 @@ type FraudDecided struct {
 // (the device session, the customer and device already known, the value lists), then in one
 // short write transaction notes new subjects, adds the event to the velocity counters, reads
 // the features the versions need, evaluates them and writes the decision and, when its outcome
-// needs a person, its alert. Rule errors are recorded on the decision; only database failures
-// fail.
+// needs a person, its alert; concurrent decisions of this process share that transaction
+// (decisionQueue). Rule errors are recorded on the decision; only database failures fail.
 func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided, error) {
 	pre, err := s.prepare(ctx, in)
 	if err != nil {
@@ -126,6 +126,8 @@ func (s *Fraud) prepare(ctx context.Context, in FraudEvaluation) (*fraudPrepared
 	return pre, nil
 }
 
+// evaluateIn makes a decision in tx, all but its own row, which the caller inserts with the
+// others of its batch (a lookup keeps none).
 func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDecided, error) {
 	ev := in.Request.Event
 	subjects := []subjectKey{{"customer", ev.CustomerID}}
@@ -187,9 +189,6 @@ func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDeci
 	}
 	if d.Snapshot, err = fraudJSON(env.Snapshot()); err != nil {
 		return nil, err
-	}
-	if err := tx.Create(&d).Error; err != nil {
-		return nil, fmt.Errorf("decision: %w", err)
 	}
 	out := &FraudDecided{Decision: d, Evaluation: evaluation, Features: features}
 	if evaluation.Live.Outcome.RaisesAlert() {
