@@ -11,10 +11,12 @@ import (
 // maxDecisionBatch caps the decisions one transaction writes.
 const maxDecisionBatch = 64
 
-// decisionQueue groups the decisions of concurrent requests of this process into one database
-// transaction (group commit). A bench/fraudevaluate profile showed decisions queued behind one
-// another for the write lock (SQLite) or the hot counter rows (PostgreSQL), each paying a whole
-// transaction and commit; together they pay one. Each decision keeps every guarantee: its
+// decisionQueue groups the SQLite decisions of concurrent requests of this process into one
+// database transaction (group commit). A bench/fraudevaluate profile showed decisions queued
+// behind one another for SQLite's one write lock, each paying a whole transaction and commit;
+// together they pay one. PostgreSQL decisions do not batch: a batch locks the counter rows of
+// its decisions in no global order, so two API processes' batches could deadlock; there each
+// decision's transaction locks its rows in order and runs beside the others. Each decision keeps every guarantee: its
 // counters, decision and alert are written in the same transaction; a failing decision fails
 // alone (writeDecisions); decisions run one after another in it, so each reads the counters of
 // those before it (exact velocity); and none answers before the commit.

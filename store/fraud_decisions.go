@@ -70,8 +70,13 @@ func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided
 	if err != nil {
 		return nil, err
 	}
-	if in.Persist {
+	if in.Persist && s.Dialect == "sqlite" {
 		return s.decisions.decide(ctx, s.handle, in, pre)
+	}
+	if in.Persist {
+		job := &decisionJob{in: in, pre: pre}
+		writeDecisions(ctx, s.handle, []*decisionJob{job})
+		return job.out, job.err
 	}
 	var out *FraudDecided
 	err = s.WriteTx(ctx, func(tx *gorm.DB) error {
