@@ -41,6 +41,13 @@ type Config struct {
 	Reconcile   ReconcileConfig   `mapstructure:"reconcile"`
 	Cases       CasesConfig       `mapstructure:"cases"`
 	Screening   ScreeningConfig   `mapstructure:"screening"`
+	Fraud       FraudConfig       `mapstructure:"fraud"`
+}
+
+// FraudConfig configures the anti-fraud fast path.
+type FraudConfig struct {
+	// RuleBudget bounds the wall-clock time of one version's rules in one decision.
+	RuleBudget time.Duration `mapstructure:"rule_budget"`
 }
 
 // ScreeningConfig configures the screening product: the default hit threshold and the
@@ -291,6 +298,7 @@ var keys = []Key{
 	{"screening.refresh_every", 6 * time.Hour, "how often the screening list refresh Schedule reads every screening.sources list (a new version only when its content changed)"},
 	{"screening.rescreen_batch", 500, "monitored customers one rescreen activity screens after a list change"},
 	{"screening.allow_cidrs", []string{}, "CIDRs screening.sources URLs may reach despite the SSRF guard (e.g. 127.0.0.0/8 for a local mirror)"},
+	{"fraud.rule_budget", 250 * time.Millisecond, "wall-clock time the rules of one rule set version may take in one decision; the rules left are recorded on the decision as not evaluated. It stops a pathological rule set, so it is far above the microseconds 20 rules take: a busy machine's scheduling delays count against it"},
 	{"auth.key_cache_ttl", 5 * time.Second, "how long an API process reuses a key lookup; a revocation made through another process takes effect within it (0 disables)"},
 }
 
@@ -572,6 +580,9 @@ func (c *Config) Validate() error {
 		if _, err := netip.ParsePrefix(p); err != nil {
 			bad("webhooks.allow_cidrs", "%q is not a CIDR", p)
 		}
+	}
+	if c.Fraud.RuleBudget <= 0 {
+		bad("fraud.rule_budget", "must be positive")
 	}
 	if c.Screening.Threshold <= 0 || c.Screening.Threshold > 1 {
 		bad("screening.threshold", "must be greater than 0 and at most 1")

@@ -26,7 +26,8 @@ type AuditLog struct {
 // WriteAudit stores an audit record.
 func (s *Audit) Write(ctx context.Context, a *AuditLog) error {
 	a.CreatedAt = a.CreatedAt.UTC()
-	return s.DB.WithContext(ctx).Create(a).Error
+	// Every API write is audited: on SQLite the entry queues with the hot write transactions.
+	return s.inTurn(ctx, func() error { return s.DB.WithContext(ctx).Create(a).Error })
 }
 
 // List pages through the organisation's audit log, newest first. f.Q matches the action,

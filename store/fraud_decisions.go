@@ -36,8 +36,19 @@ type FraudEvaluation struct {
 	Live, Shadow *FraudVersion
 	// Persist false is POST /api/lookup: the same computation, nothing kept.
 	Persist bool
-	// Budget bounds the rules of each version (fraud.DefaultBudget if zero).
+	// Budget bounds the rules of each version (fraud.rule_budget; fraud.DefaultBudget if zero).
 	Budget time.Duration
+}
+
+// ruleSets returns the compiled live and shadow rules (nil when absent).
+func (in FraudEvaluation) ruleSets() (live, shadow *fraud.RuleSet) {
+	if in.Live != nil {
+		live = in.Live.Rules
+	}
+	if in.Shadow != nil {
+		shadow = in.Shadow.Rules
+	}
+	return live, shadow
 }
 
 // FraudDecided is the decision made, with what rules saw.
@@ -48,22 +59,33 @@ type FraudDecided struct {
 	Alert      *Alert
 }
 
-// Evaluate makes a decision: in one transaction it resolves the device session, notes the
-// customer, adds the event to the velocity counters, reads the features the versions need,
-// evaluates them and writes the decision and, when its outcome needs a person, its alert.
-// Rule errors are recorded on the decision; only database failures fail.
+// Evaluate makes a decision. It reads what does not change under it before the transaction
+// (the device session, the customer and device already known, the value lists), then in one
+// short write transaction notes new subjects, adds the event to the velocity counters, reads
+// the features the versions need, evaluates them and writes the decision and, when its outcome
+// needs a person, its alert; concurrent decisions of this process share that transaction
+// (decisionQueue). Rule errors are recorded on the decision; only database failures fail.
 func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided, error) {
+	pre, err := s.prepare(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if in.Persist && s.Dialect == "sqlite" {
+		return s.decisions.decide(ctx, s.handle, in, pre)
+	}
+	if in.Persist {
+		job := &decisionJob{in: in, pre: pre}
+		writeDecisions(ctx, s.handle, []*decisionJob{job})
+		return job.out, job.err
+	}
 	var out *FraudDecided
-	err := s.Tx(ctx, func(tx *gorm.DB) error {
-		d, err := evaluateIn(tx, in)
+	err = s.WriteTx(ctx, func(tx *gorm.DB) error {
+		d, err := evaluateIn(tx, in, pre)
 		if err != nil {
 			return err
 		}
 		out = d
-		if !in.Persist {
-			return errLookupRollback
-		}
-		return nil
+		return errLookupRollback
 	})
 	if err != nil && !errors.Is(err, errLookupRollback) {
 		return nil, err
@@ -71,53 +93,78 @@ func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided
 	return out, nil
 }
 
-func evaluateIn(tx *gorm.DB, in FraudEvaluation) (*FraudDecided, error) {
+// fraudPrepared is what a decision reads before its transaction: rows that never change once
+// written (a device session, a subject's first sighting) and the organisation's value lists,
+// read like its published version, as of the request.
+type fraudPrepared struct {
+	session *FraudDeviceSession
+	// known maps the subjects already recorded ("customer"/"device" + id) to their first sighting.
+	known map[subjectKey]time.Time
+	lists map[string]map[string]bool
+}
+
+func (s *Fraud) prepare(ctx context.Context, in FraudEvaluation) (*fraudPrepared, error) {
+	db := s.DB.WithContext(ctx)
 	ev := in.Request.Event
-	device := fraud.DeviceView{}
+	pre := &fraudPrepared{}
+	subjects := []subjectKey{{"customer", ev.CustomerID}}
 	if id := in.Request.DeviceSessionID; id != "" {
 		var sess FraudDeviceSession
-		err := tx.Where("org_id = ? AND id = ?", in.OrgID, id).Take(&sess).Error
+		err := db.Where("org_id = ? AND id = ?", in.OrgID, id).Take(&sess).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, ErrUnknownDeviceSession
 		}
 		if err != nil {
 			return nil, err
 		}
-		first, _, err := subjectSeen(tx, in.OrgID, "device", sess.DeviceID, ev.OccurredAt, false)
-		if err != nil {
-			return nil, err
-		}
-		device = fraud.DeviceView{Known: true, SessionID: sess.ID, ID: sess.DeviceID, FirstSeenAt: first,
-			AgeHours: ev.OccurredAt.Sub(first).Hours(), IP: sess.IP, Country: sess.Country, Signals: sess.Signals}
+		pre.session = &sess
+		subjects = append(subjects, subjectKey{"device", sess.DeviceID})
+	}
+	var err error
+	if pre.known, err = subjectsKnown(db, in.OrgID, subjects); err != nil {
+		return nil, err
+	}
+	live, shadow := in.ruleSets()
+	if pre.lists, err = loadLists(db, in.OrgID, live, shadow); err != nil {
+		return nil, err
+	}
+	return pre, nil
+}
+
+// evaluateIn makes a decision in tx, all but its own row, which the caller inserts with the
+// others of its batch (a lookup keeps none).
+func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDecided, error) {
+	ev := in.Request.Event
+	subjects := []subjectKey{{"customer", ev.CustomerID}}
+	if pre.session != nil {
+		subjects = append(subjects, subjectKey{"device", pre.session.DeviceID})
+	}
+	first, isNew, err := noteSubjects(tx, in.OrgID, subjects, ev.OccurredAt, pre.known)
+	if err != nil {
+		return nil, err
+	}
+	device := fraud.DeviceView{}
+	if sess := pre.session; sess != nil {
+		at := first[subjects[1]]
+		device = fraud.DeviceView{Known: true, SessionID: sess.ID, ID: sess.DeviceID, FirstSeenAt: at,
+			AgeHours: ev.OccurredAt.Sub(at).Hours(), IP: sess.IP, Country: sess.Country, Signals: sess.Signals}
 		if ev.IP == "" {
 			ev.IP = sess.IP
 		}
 	}
-	first, isNew, err := subjectSeen(tx, in.OrgID, "customer", ev.CustomerID, ev.OccurredAt, false)
-	if err != nil {
-		return nil, err
-	}
-	customer := fraud.CustomerView{ID: ev.CustomerID, FirstSeenAt: first, AgeDays: ev.OccurredAt.Sub(first).Hours() / 24, IsNew: isNew}
+	at := first[subjects[0]]
+	customer := fraud.CustomerView{ID: ev.CustomerID, FirstSeenAt: at, AgeDays: ev.OccurredAt.Sub(at).Hours() / 24, IsNew: isNew[subjects[0]]}
 
 	obs := fraud.ObserveEvent(&ev, device.ID)
 	if err := writeVelocity(tx, in.OrgID, obs, true); err != nil {
 		return nil, err
 	}
-	var live, shadow *fraud.RuleSet
-	if in.Live != nil {
-		live = in.Live.Rules
-	}
-	if in.Shadow != nil {
-		shadow = in.Shadow.Rules
-	}
+	live, shadow := in.ruleSets()
 	features, err := readVelocity(tx, in.OrgID, obs, fraud.FeaturesOf(live, shadow))
 	if err != nil {
 		return nil, err
 	}
-	lists, err := loadLists(tx, in.OrgID, live, shadow)
-	if err != nil {
-		return nil, err
-	}
+	lists := pre.lists
 	req := *in.Request
 	req.Event = ev
 	env := fraud.NewEnv(&req, customer, device, features, lists)
@@ -147,9 +194,6 @@ func evaluateIn(tx *gorm.DB, in FraudEvaluation) (*FraudDecided, error) {
 	}
 	if d.Snapshot, err = fraudJSON(env.Snapshot()); err != nil {
 		return nil, err
-	}
-	if err := tx.Create(&d).Error; err != nil {
-		return nil, fmt.Errorf("decision: %w", err)
 	}
 	out := &FraudDecided{Decision: d, Evaluation: evaluation, Features: features}
 	if evaluation.Live.Outcome.RaisesAlert() {

@@ -240,3 +240,64 @@ func TestFraudVersionFourEyes(t *testing.T) {
 		}
 	})
 }
+
+// TestFraudConcurrentDecisionsAreExact: decisions made at once by two API processes' stores on
+// one database (each grouping its own into shared transactions on SQLite) each see the counters
+// of exactly the decisions before them: the customer's event counts the concurrent decisions
+// saw are 1..n, each once, and every decision is stored.
+func TestFraudConcurrentDecisionsAreExact(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) { concurrentDecisionsAreExact(t, storetest.Open(t, b), storetest.Open(t, b)) })
+	}
+}
+
+func concurrentDecisionsAreExact(t *testing.T, s, other *store.Store) {
+	ctx := context.Background()
+	org := newOrg(t, s)
+	live := allFeaturesVersion(t)
+	var count fraud.Feature
+	for _, f := range live.Rules.Features() {
+		if f.Dimension == fraud.DimCustomer && f.Metric == fraud.MetricCount && f.Window.Length == fraud.Windows[0].Length {
+			count = f
+		}
+	}
+	const n = 40
+	at := time.Now().UTC().Truncate(time.Millisecond).Format(time.RFC3339Nano)
+	seen := make(chan float64, n)
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			req, err := fraud.ParseEvaluate([]byte(fmt.Sprintf(`{"transaction": {"id": "t%d", "amount": 1, "currency": "EUR", "type": "transfer",
+					"customerId": "same", "counterparty": "hot", "occurredAt": %q}}`, i, at)), fraud.KindTransaction, time.Now())
+			if err != nil {
+				errs <- err
+				return
+			}
+			process := []*store.Store{s, other}[i%2]
+			d, err := process.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: req, Live: live, Persist: true})
+			if err != nil {
+				errs <- err
+				return
+			}
+			seen <- d.Features[string(count.Dimension)][count.Name()]
+		}()
+	}
+	got := map[float64]bool{}
+	for i := 0; i < n; i++ {
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		case v := <-seen:
+			got[v] = true
+		}
+	}
+	for c := 1; c <= n; c++ {
+		if !got[float64(c)] {
+			t.Fatalf("no decision saw %d events of the customer (saw %v)", c, got)
+		}
+	}
+	var stored int64
+	if err := s.DB.Model(&store.FraudDecision{}).Where("org_id = ?", org).Count(&stored).Error; err != nil || stored != n {
+		t.Fatalf("%d decisions stored (%v), want %d", stored, err, n)
+	}
+}

@@ -13,43 +13,58 @@ import (
 // multi-row upsert each, rows in a fixed order (dimension, then bucket) so concurrent
 // transactions lock them in the same order.
 func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool) error {
+	var stmts []string
+	var args []any
 	if keys := o.Counters(); counters && len(keys) > 0 {
 		var b strings.Builder
-		args := make([]any, 0, len(keys)*7)
 		b.WriteString("INSERT INTO fraud_velocity_counters (org_id, dimension, entity, bucket_size, bucket_start, currency, events, amount_minor) VALUES ")
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(?, ?, ?, ?, ?, ?, 1, ?)")
+		writeTuples(&b, len(keys), "(?, ?, ?, ?, ?, ?, 1, ?)")
+		for _, k := range keys {
 			args = append(args, orgID, string(k.Dimension), k.Entity, k.Bucket.Size, k.Bucket.Start, k.Currency, o.AmountMinor)
 		}
 		b.WriteString(` ON CONFLICT (org_id, dimension, entity, bucket_size, bucket_start, currency) DO UPDATE SET
 			events = fraud_velocity_counters.events + 1, amount_minor = fraud_velocity_counters.amount_minor + excluded.amount_minor`)
-		if err := tx.Exec(b.String(), args...).Error; err != nil {
-			return fmt.Errorf("velocity counters: %w", err)
+		stmts = append(stmts, b.String())
+	}
+	if seen := o.Seen(); len(seen) > 0 {
+		var b strings.Builder
+		b.WriteString("INSERT INTO fraud_velocity_seen (org_id, dimension, entity, attribute, value, last_seen) VALUES ")
+		writeTuples(&b, len(seen), "(?, ?, ?, ?, ?, ?)")
+		for _, k := range seen {
+			args = append(args, orgID, string(k.Dimension), k.Entity, k.Attribute, k.Value, o.At.Unix())
+		}
+		b.WriteString(` ON CONFLICT (org_id, dimension, entity, attribute, value) DO UPDATE SET last_seen =
+			CASE WHEN excluded.last_seen > fraud_velocity_seen.last_seen THEN excluded.last_seen ELSE fraud_velocity_seen.last_seen END`)
+		stmts = append(stmts, b.String())
+	}
+	switch {
+	case len(stmts) == 2 && tx.Dialector.Name() == "postgres":
+		// One round trip: while it holds the rows of hot counters, every round trip of this
+		// transaction is time other decisions of the same entity wait.
+		if err := tx.Exec("WITH counters AS ("+stmts[0]+") "+stmts[1], args...).Error; err != nil {
+			return fmt.Errorf("velocity: %w", err)
+		}
+	default:
+		n := 0
+		for _, q := range stmts {
+			k := strings.Count(q, "?")
+			if err := tx.Exec(q, args[n:n+k]...).Error; err != nil {
+				return fmt.Errorf("velocity: %w", err)
+			}
+			n += k
 		}
 	}
-	seen := o.Seen()
-	if len(seen) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	args := make([]any, 0, len(seen)*6)
-	b.WriteString("INSERT INTO fraud_velocity_seen (org_id, dimension, entity, attribute, value, last_seen) VALUES ")
-	for i, k := range seen {
+	return nil
+}
+
+// writeTuples writes n copies of tuple separated by commas: a multi-row VALUES list.
+func writeTuples(b *strings.Builder, n int, tuple string) {
+	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("(?, ?, ?, ?, ?, ?)")
-		args = append(args, orgID, string(k.Dimension), k.Entity, k.Attribute, k.Value, o.At.Unix())
+		b.WriteString(tuple)
 	}
-	b.WriteString(` ON CONFLICT (org_id, dimension, entity, attribute, value) DO UPDATE SET last_seen =
-		CASE WHEN excluded.last_seen > fraud_velocity_seen.last_seen THEN excluded.last_seen ELSE fraud_velocity_seen.last_seen END`)
-	if err := tx.Exec(b.String(), args...).Error; err != nil {
-		return fmt.Errorf("velocity seen: %w", err)
-	}
-	return nil
 }
 
 // readVelocity computes the features for the entities of o as of o.At in one query: a UNION ALL

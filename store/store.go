@@ -76,6 +76,10 @@ type handle struct {
 	DB *gorm.DB
 	// Dialect is "sqlite" or "postgres".
 	Dialect string
+	// writer queues this process's write transactions on SQLite (see WriteTx).
+	writer chan struct{}
+	// decisions groups this process's concurrent fraud decisions into shared transactions.
+	decisions decisionQueue
 }
 
 // Orchestration is the orchestration product's repository.
@@ -110,7 +114,7 @@ type RateLimits struct{ *handle }
 
 // newStore wires every repository to one connection.
 func newStore(db *gorm.DB, dialect string) *Store {
-	h := &handle{DB: db, Dialect: dialect}
+	h := &handle{DB: db, Dialect: dialect, writer: make(chan struct{}, 1), decisions: newDecisionQueue()}
 	return &Store{
 		handle:        h,
 		Orchestration: &Orchestration{h}, Documents: &Documents{h}, Screening: &Screening{h}, Webhooks: &Webhooks{h},

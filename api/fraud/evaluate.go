@@ -35,7 +35,8 @@ func (h *Handler) evaluate(kind engine.Kind, persist bool) gin.HandlerFunc {
 			api.Internal(c, err)
 			return
 		}
-		decided, err := h.Store.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: orgID, Request: req, Live: live, Shadow: shadow, Persist: persist})
+		decided, err := h.Store.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: orgID, Request: req, Live: live, Shadow: shadow, Persist: persist,
+			Budget: h.ruleBudget()})
 		if errors.Is(err, store.ErrUnknownDeviceSession) {
 			api.ValidationFailed(c, api.FieldErrors{"deviceSessionId": {"unknown device session"}})
 			return
@@ -133,4 +134,12 @@ type deviceSessionView struct {
 	LastSeenAt  string             `json:"lastSeenAt"`
 	Velocity    map[string]float64 `json:"velocity"`
 	CreatedAt   string             `json:"createdAt"`
+}
+
+// ruleBudget is fraud.rule_budget (the engine's default without a configuration).
+func (h *Handler) ruleBudget() time.Duration {
+	if h.Config == nil {
+		return 0
+	}
+	return h.Config.Fraud.RuleBudget
 }

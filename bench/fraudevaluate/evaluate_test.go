@@ -225,7 +225,7 @@ func BenchmarkEvaluate(b *testing.B) {
 			_ = h.Store.DB.Model(&store.FraudDecision{}).Where("org_id = ? AND result LIKE ?", h.Org.ID, "%ruleErrors%").Count(&ruleErrors).Error
 			_ = h.Store.DB.Model(&store.FraudDecision{}).Where("org_id = ? AND outcome <> ?", h.Org.ID, "approve").Count(&reviewed).Error
 			// Rule errors are reported, not failed on: under load the wall-clock evaluation budget
-			// (fraud.DefaultBudget) can fire, and how often is part of the measurement.
+			// (fraud.rule_budget) can fire, and how often is part of the measurement.
 			b.ReportMetric(float64(ruleErrors), "rule-errors")
 			if reviewed == 0 {
 				b.Errorf("no decision of %d reached a threshold: the rules did not see the traffic", decisions)
