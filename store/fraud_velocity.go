@@ -38,7 +38,7 @@ func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool
 		stmts = append(stmts, b.String())
 	}
 	switch {
-	case len(stmts) == 2 && tx.Dialector.Name() == "postgres":
+	case len(stmts) == 2 && tx.Name() == "postgres":
 		// One round trip: while it holds the rows of hot counters, every round trip of this
 		// transaction is time other decisions of the same entity wait.
 		if err := tx.Exec("WITH counters AS ("+stmts[0]+") "+stmts[1], args...).Error; err != nil {
