@@ -3,29 +3,25 @@ package client
 import (
 	"context"
 	"iter"
+	"strconv"
 )
 
 // EachOffset walks an offset-paginated list (SPEC 4.4) page by page: fetch reads page n (from 1)
-// and returns its rows and the number of pages (meta.pages). The walk stops at the last page,
-// at the first error (yielded once), or when the loop breaks.
+// and returns its rows and the number of pages (meta.pages). It is EachCursor with the next
+// page number as the cursor: it stops at the last page, at the first error (yielded once), or
+// when the loop breaks.
 func EachOffset[T any](ctx context.Context, fetch func(ctx context.Context, page int) (rows []T, pages int, err error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		for page := 1; ; page++ {
+		page := 0
+		EachCursor(ctx, func(ctx context.Context, _ *string) ([]T, *string, error) {
+			page++
 			rows, pages, err := fetch(ctx, page)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
+			if err != nil || page >= pages || len(rows) == 0 {
+				return rows, nil, err
 			}
-			for _, r := range rows {
-				if !yield(r, nil) {
-					return
-				}
-			}
-			if page >= pages || len(rows) == 0 {
-				return
-			}
-		}
+			next := strconv.Itoa(page + 1)
+			return rows, &next, nil
+		})(yield)
 	}
 }
 
