@@ -90,8 +90,8 @@ const (
 )
 
 // entryID is the id of the timeline entry key wrote on a case.
-func entryID(caseID, key string, at time.Time) string {
-	return ids.DeriveFrom(ids.Case, at, caseID, "entry", key)
+func entryID(caseID, key string) string {
+	return ids.Within(ids.Case, caseID, "entry", key)
 }
 
 // addEntry writes a timeline entry once (its id derives from the case and key).
@@ -99,7 +99,7 @@ func addEntry(tx *gorm.DB, e *CaseEntry, key string) error {
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = time.Now().UTC()
 	}
-	e.ID = entryID(e.CaseID, key, e.CreatedAt)
+	e.ID = entryID(e.CaseID, key)
 	return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(e).Error
 }
 
@@ -223,11 +223,6 @@ func (s *Cases) SetCaseSummary(ctx context.Context, orgID, id, summary, by strin
 		}
 		if res.RowsAffected == 0 {
 			return ErrNotFound
-		}
-		// A retried write of the same run (by) adds no second entry: entry ids carry the time.
-		var n int64
-		if err := tx.Model(&CaseEntry{}).Where("org_id = ? AND case_id = ? AND kind = ? AND actor_id = ?", orgID, id, EntrySummary, by).Count(&n).Error; err != nil || n > 0 {
-			return err
 		}
 		return addEntry(tx, &CaseEntry{OrgID: orgID, CaseID: id, Kind: EntrySummary, ActorID: by, Body: summary, CreatedAt: now}, "summary:"+by)
 	})

@@ -32,7 +32,7 @@ type CaseChange struct {
 // writes nothing the second time for the same Key.
 func (s *Cases) ApplyCaseChange(ctx context.Context, ch CaseChange) error {
 	return s.Tx(ctx, func(tx *gorm.DB) error {
-		id := entryID(ch.CaseID, ch.Key, ch.At)
+		id := entryID(ch.CaseID, ch.Key)
 		var n int64
 		if err := tx.Model(&CaseEntry{}).Where("id = ?", id).Count(&n).Error; err != nil || n > 0 {
 			return err

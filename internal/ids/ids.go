@@ -110,6 +110,20 @@ func DeriveFrom(p Prefix, t time.Time, parts ...string) string {
 	return Derive(p, t, random)
 }
 
+// Within returns the id of a child record named by its parent's id and a key (a case's
+// timeline entry): the parent's time part, the rest hashed from the parent and parts. The
+// same parent and key always give the same id, whenever it is written, so a retried write
+// finds the first one.
+func Within(p Prefix, parent string, parts ...string) string {
+	_, prest, _ := strings.Cut(parent, "_")
+	d := DeriveFrom(p, time.UnixMilli(0), append([]string{parent}, parts...)...)
+	if len(prest) != Len {
+		return d
+	}
+	// The first 10 characters carry the 48-bit time (3 + 9 × 5 bits).
+	return string(p) + "_" + prest[:10] + d[len(p)+1+10:]
+}
+
 func encode(b [16]byte) string {
 	// 128 bits → 26 base32 characters (the first carries 3 bits).
 	hi := binary.BigEndian.Uint64(b[0:8])

@@ -80,3 +80,16 @@ func TestDeriveFrom(t *testing.T) {
 		t.Error("the time part should keep milliseconds only")
 	}
 }
+
+// TestWithin: a child's id keeps its parent's time part, is the same for the same parent and
+// key, and differs for another key or parent.
+func TestWithin(t *testing.T) {
+	parent := NewAt(Case, time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC))
+	a, b := Within(Case, parent, "entry", "k1"), Within(Case, parent, "entry", "k1")
+	if a != b || !Valid(Case, a) || a[:14] != parent[:14] {
+		t.Fatalf("Within(%s) = %s, %s", parent, a, b)
+	}
+	if Within(Case, parent, "entry", "k2") == a || Within(Case, New(Case), "entry", "k1") == a {
+		t.Fatal("another key or parent gave the same id")
+	}
+}
