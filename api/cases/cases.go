@@ -26,6 +26,9 @@ const (
 	maxReference = 100
 )
 
+// MsgAlertTaken is the refusal of a case opened with an alert another case holds (409).
+const MsgAlertTaken = "alert already in a case"
+
 // caseView is a case as the API shows it.
 type caseView struct {
 	ID                string  `json:"id"`
@@ -169,7 +172,7 @@ func (h *Handler) createCase(c *gin.Context) {
 	row, err := h.Store.Cases.CreateCase(ctx, store.NewCase{ID: api.NewID(c, ids.Case), OrgID: p.OrgID, Title: req.Title, CustomerID: req.CustomerID,
 		Priority: req.Priority, CreatedBy: p.UserID, DueAt: *due, AlertIDs: req.AlertIDs})
 	if errors.Is(err, store.ErrAlertTaken) {
-		api.Fail(c, http.StatusConflict, "alert already in a case")
+		api.Fail(c, http.StatusConflict, MsgAlertTaken)
 		return
 	}
 	if !api.Loaded(c, err) {

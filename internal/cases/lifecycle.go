@@ -63,8 +63,12 @@ func Target(a Action, from State) (to State, ok bool) {
 		return StatePendingClose, true
 	case ActionApproveClose:
 		return StateClosed, true
-	case ActionRejectClose, ActionReopen:
-		return StateInvestigating, true
+	case ActionRejectClose:
+		// Only a proposed closure can be rejected: elsewhere the move to investigating is
+		// another action's (assign, reopen), not this one's.
+		return StateInvestigating, from == StatePendingClose
+	case ActionReopen:
+		return StateInvestigating, from == StateClosed
 	}
 	return from, false
 }

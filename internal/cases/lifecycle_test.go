@@ -30,6 +30,19 @@ func TestTargetFollowsLifecycle(t *testing.T) {
 	if !Lifecycle.Can(StateClosed, StateInvestigating) || Lifecycle.Can(StateClosed, StateOpen) {
 		t.Error("reopen goes to investigating only")
 	}
+	// Rejecting a closure and reopening move to investigating, which the lifecycle allows from
+	// several states: each only from its own (no rejection without a proposal, no reopening
+	// of a case that is not closed).
+	for _, from := range []State{StateOpen, StateInvestigating, StateEscalated, StateClosed} {
+		if _, ok := Target(ActionRejectClose, from); ok {
+			t.Errorf("reject-close moves a case in %s", from)
+		}
+	}
+	for _, from := range []State{StateOpen, StateInvestigating, StateEscalated, StatePendingClose} {
+		if _, ok := Target(ActionReopen, from); ok {
+			t.Errorf("reopen moves a case in %s", from)
+		}
+	}
 	if to, ok := Target(ActionAssign, StateClosed); ok {
 		t.Errorf("assign on a closed case moves to %s", to)
 	}

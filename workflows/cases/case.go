@@ -165,7 +165,7 @@ func (r *caseRun) validate(_ workflow.Context, req ActRequest) error {
 			return workflows.RejectUpdate(workflows.ErrTypeFourEyes, ProposerCannotApprove)
 		}
 		if !domain.MayApprove(req.ActorRole) {
-			return workflows.RejectUpdate(workflows.ErrTypeForbidden, "only a reviewer or an admin may decide a closure")
+			return workflows.RejectUpdate(workflows.ErrTypeForbidden, OnlyApproversDecide)
 		}
 	}
 	return nil

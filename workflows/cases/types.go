@@ -39,6 +39,9 @@ const (
 // user who proposed it (422, as approvals answer).
 const ProposerCannotApprove = "four-eyes violation: proposer cannot approve"
 
+// OnlyApproversDecide is the refusal of a closure decided by a role that is not an approver (403).
+const OnlyApproversDecide = "only a reviewer or an admin may decide a closure"
+
 // CaseInput starts a case's workflow, from the stored case; continue-as-new carries the
 // workflow's state in it.
 type CaseInput struct {
