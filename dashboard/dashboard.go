@@ -95,6 +95,20 @@ func (d *Dashboard) pages() []page {
 		{pattern: "POST /webhooks/{id}/test", handle: d.testWebhook},
 		{pattern: "GET /webhooks/{id}/deliveries/{deliveryId}", handle: d.delivery},
 		{pattern: "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver", handle: d.redeliver},
+
+		{pattern: "GET /cases", handle: d.cases},
+		{pattern: "POST /cases", handle: d.createCase},
+		{pattern: "GET /cases/{id}", handle: d.caseDetail},
+		{pattern: "POST /cases/{id}", handle: d.changeCase},
+		{pattern: "POST /cases/{id}/comments", handle: d.commentCase},
+		{pattern: "POST /cases/{id}/{action}", handle: d.caseAction},
+		{pattern: "GET /alerts", handle: d.alerts},
+
+		{pattern: "GET /sar-filings", handle: d.sarFilings},
+		{pattern: "POST /sar-filings", handle: d.draftSAR},
+		{pattern: "GET /sar-filings/{id}", handle: d.sarFiling},
+		{pattern: "POST /sar-filings/{id}", handle: d.editSAR},
+		{pattern: "POST /sar-filings/{id}/submit", handle: d.submitSAR},
 	}
 }
 

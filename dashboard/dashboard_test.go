@@ -76,7 +76,12 @@ func csrfOf(t *testing.T, p page) string {
 // start is the harness API with the dashboard mounted, as internal/app mounts it, and a user
 // who can sign in.
 func start(t *testing.T) (*apitest.Harness, *browser) {
-	h := apitest.New(t, apitest.Options{})
+	return startWith(t, apitest.Options{})
+}
+
+// startWith is start with the harness's options (a Temporal client, say).
+func startWith(t *testing.T, o apitest.Options) (*apitest.Harness, *browser) {
+	h := apitest.New(t, o)
 	h.Server.Mount(dashboard.Prefix, dashboard.New(dashboard.Deps{API: h.Server.Handler(), Store: h.Store, Config: h.Config, Now: h.Clock.Now}))
 	res := h.Do("POST", "/api/users", h.AdminKey, map[string]any{"email": "ada@example.com", "name": "Ada", "role": "admin", "password": "correct horse battery"})
 	if res.Status != http.StatusCreated {

@@ -222,15 +222,16 @@ var funcs = template.FuncMap{
 		return false
 	},
 	"join": strings.Join,
-	// withQuery is query with key set to value (a next-page link keeps the filters).
-	"withQuery": func(query url.Values, key, value string) string {
+	// withQuery is query with key set to value (a next-page link keeps the filters). It is
+	// already encoded: as a plain string, html/template would encode its "=" and "&" again.
+	"withQuery": func(query url.Values, key, value string) template.URL {
 		c := url.Values{}
 		for k, v := range query {
 			c[k] = append([]string(nil), v...)
 		}
 		c.Set(key, value)
 		c.Del("done")
-		return c.Encode()
+		return template.URL(c.Encode())
 	},
 	// text0 is a JSON string value, "" for null (form values).
 	"text0": func(v any) string { return str(v) },
