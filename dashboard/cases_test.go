@@ -200,9 +200,6 @@ func TestDashboardCasePages(t *testing.T) {
 			t.Errorf("an open case shows the %s form", a)
 		}
 	}
-	if strings.Contains(detail.Body, "style=") || strings.Contains(detail.Body, "<script") {
-		t.Error("inline style or script on the case page")
-	}
 
 	alerts := b.do("GET", "/dashboard/alerts", nil)
 	mustContain(t, "alerts", alerts, "OFAC SDN: Ivan Petrov 0", "OFAC SDN: Ivan Petrov 1", `href="/dashboard/cases/`+w.caseID+`"`,
@@ -214,13 +211,32 @@ func TestDashboardCasePages(t *testing.T) {
 		t.Errorf("source filter: %d", p.Status)
 	}
 
-	// Every control of the new pages has its label.
 	for _, p := range []page{list, detail, alerts} {
-		for _, m := range regexpAll(`<(?:input|select|textarea) [^>]*id="([^"]+)"`, p.Body) {
-			if !strings.Contains(p.Body, `for="`+m+`"`) {
-				t.Errorf("control %s has no label", m)
-			}
+		wellFormed(t, p)
+	}
+}
+
+// wellFormed checks what every page promises: each control labelled, each form that posts
+// carrying the CSRF token, nothing inline for the Content-Security-Policy to refuse.
+func wellFormed(t *testing.T, p page) {
+	t.Helper()
+	for _, m := range regexpAll(`<(?:input|select|textarea) ([^>]*)>`, p.Body) {
+		if strings.Contains(m, `type="hidden"`) {
+			continue
 		}
+		id := regexpAll(`id="([^"]+)"`, m)
+		if len(id) == 0 || !strings.Contains(p.Body, `for="`+id[0]+`"`) {
+			t.Errorf("control without a label: <%s>", m)
+		}
+	}
+	for _, f := range strings.Split(p.Body, "<form")[1:] {
+		f, _, _ = strings.Cut(f, "</form>")
+		if strings.Contains(f, `method="post"`) && !strings.Contains(f, `name="csrf"`) {
+			t.Errorf("a form without the CSRF token: <form%.200s", f)
+		}
+	}
+	if strings.Contains(p.Body, "style=") || strings.Contains(p.Body, "<script") || strings.Contains(p.Body, "<style") {
+		t.Error("inline style or script")
 	}
 }
 
@@ -390,7 +406,7 @@ func TestDashboardCaseClosureRefusalsInPlainWords(t *testing.T) {
 	// A closed case offers reopening, not closing.
 	w.setState(t, domain.StateClosed, domain.ActionApproveClose, w.rita)
 	closed := b.do("GET", path, nil)
-	mustContain(t, "closed", closed, "Closed: false_positive", "/dashboard/cases/"+w.caseID+"/reopen")
+	mustContain(t, "closed", closed, "Closed: False positive", "/dashboard/cases/"+w.caseID+"/reopen")
 	if strings.Contains(closed.Body, `id="approve-close"`) || strings.Contains(closed.Body, "/propose-close") {
 		t.Error("a closed case shows closure forms")
 	}
@@ -429,6 +445,7 @@ func TestDashboardSARFilings(t *testing.T) {
 	path, _, _ := strings.Cut(loc, "?")
 	id := strings.TrimPrefix(path, "/dashboard/sar-filings/")
 	filing := b.do("GET", loc, nil)
+	wellFormed(t, filing)
 	mustContain(t, "filing", filing, "The SAR filing was drafted.", "Structured cash deposits.", "9900.5", "Ada", `id="submit-sar"`, `id="save-sar"`)
 
 	// Editing sends only what changed.
@@ -472,6 +489,7 @@ func TestDashboardSARFilings(t *testing.T) {
 	mustContain(t, "edit after submit", late, "This filing is submitted and can no longer change")
 
 	list := b.do("GET", "/dashboard/sar-filings", nil)
+	wellFormed(t, list)
 	mustContain(t, "filings", list, `href="/dashboard/sar-filings/`+id+`"`, "submitted", "Rita Reviewer")
 	if p := b.do("GET", "/dashboard/sar-filings?status=draft", nil); strings.Contains(p.Body, id) {
 		t.Error("status filter shows a submitted filing as draft")
