@@ -97,7 +97,9 @@ func (b *tab) waitPage(page string) chromedp.Action[chromedp.Void] {
 // submit clicks sel and waits for the page named page.
 func (b *tab) submit(sel, page string) {
 	b.t.Helper()
-	b.run(chromedp.Click(chromedp.CSS(sel)), b.waitPage(page))
+	// The answer may be a page of the same name (a form that answers with its own page, a
+	// refusal): mark this one as left, so that the wait is for the new one.
+	b.run(chromedp.Evaluate[chromedp.Void](`document.body.dataset.page = "left"`), chromedp.Click(chromedp.CSS(sel)), b.waitPage(page))
 }
 
 func (b *tab) html() string {
@@ -144,7 +146,9 @@ func (b *tab) signOut() {
 
 func TestDashboardInABrowser(t *testing.T) {
 	const password = "correct horse battery staple"
-	s := boot(t, t.TempDir(), bootOptions{secrets: []string{password}})
+	// The alert the cases step raises waits on the alerts page for a person to pick it: the
+	// gathering Schedule (every 15 s by default, aligned to the epoch) runs only at midnight.
+	s := boot(t, t.TempDir(), bootOptions{secrets: []string{password}, env: []string{"SVC_CASES_GATHER_EVERY=24h"}})
 	admin := client{t: t, base: s.BaseURL, key: s.Credentials.APIKey}
 	b := newTab(t, s.BaseURL)
 
@@ -269,6 +273,79 @@ func TestDashboardInABrowser(t *testing.T) {
 		if x["fields"].(map[string]any)["npwp_number"] != want || x["actorUserId"] != s.Credentials.UserID {
 			t.Errorf("latest extraction after the correction = %v", x)
 		}
+	})
+
+	t.Run("a case: opened from an alert, closed by two people; a SAR filing submitted by a second", func(t *testing.T) {
+		b.t = t
+		alert, _, err := s.App.Store.Alerts.Raise(context.Background(), &store.Alert{OrgID: s.Credentials.OrgID, Source: "screening", SourceRef: "scr_dashboard",
+			Subject: "Ivan Petrov", Score: 0.93, Summary: "OFAC SDN: Ivan Petrov, 0.93", ReasonCodes: []string{"R_NAME"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.open("/dashboard/alerts", "alerts")
+		b.shot("alerts")
+		b.run(chromedp.Click(chromedp.CSS("#pick-"+alert.ID)), chromedp.SendKeys(chromedp.CSS("#p-title"), "Possible sanctions match"))
+		b.submit(`form[action="/dashboard/cases"] button[type=submit]`, "case")
+		if got := b.text(".notice"); !strings.Contains(got, "The case was opened") || !strings.Contains(b.html(), "OFAC SDN: Ivan Petrov") {
+			t.Fatalf("opened case: %q", got)
+		}
+		caseID := strings.TrimPrefix(strings.TrimSpace(b.text(".crumbs")), "Cases › ")
+		b.submit(`form[action$="/assign"] button[type=submit]`, "case")
+		b.run(chromedp.SetValue(chromedp.CSS("#outcome"), "false_positive"), chromedp.SendKeys(chromedp.CSS("#rationale"), "Different birth date and nationality."))
+		b.submit("#propose-close", "case")
+		if got := b.text(".notice"); !strings.Contains(got, "Another person") {
+			t.Fatalf("proposal notice = %q", got)
+		}
+		b.shot("case-closure-proposed")
+
+		// The proposer cannot approve their own proposal: refused in plain words, still pending.
+		b.submit("#approve-close", "case")
+		if got := b.text(".refusal"); !strings.Contains(got, "You proposed this closure") || !strings.Contains(got, "four-eyes") || b.status != 422 {
+			t.Fatalf("four-eyes refusal: %d %q", b.status, got)
+		}
+		b.shot("case-four-eyes-refusal")
+		if got := str(admin.do("GET", "/api/cases/"+caseID, nil).data(t)["status"]); got != "pending_close" {
+			t.Fatalf("case after the refused approval = %s", got)
+		}
+
+		// The proposer drafts a SAR filing from the case, and cannot submit it either.
+		b.run(chromedp.Click(chromedp.CSS("details.card summary")),
+			chromedp.SetValue(chromedp.CSS("#sar-from"), "2026-01-01"), chromedp.SetValue(chromedp.CSS("#sar-to"), "2026-01-31"),
+			chromedp.SendKeys(chromedp.CSS("#sar-amount"), "9900"), chromedp.SendKeys(chromedp.CSS("#sar-narrative"), "Structured cash deposits."))
+		b.submit("#draft-sar", "sar_filing")
+		filingPath := strings.TrimPrefix(strings.SplitN(get(b, chromedp.Location()), "?", 2)[0], b.base)
+		b.shot("sar-drafted")
+		b.submit("#submit-sar", "sar_filing")
+		if got := b.text(".refusal"); !strings.Contains(got, "You drafted this filing") || b.status != 422 {
+			t.Fatalf("SAR four-eyes refusal: %d %q", b.status, got)
+		}
+		b.shot("sar-four-eyes-refusal")
+
+		// A second person, a reviewer, approves the closure and submits the filing.
+		b.signOut()
+		b.signIn("rita@example.com", password)
+		b.open("/dashboard/cases/"+caseID, "case")
+		b.submit("#approve-close", "case")
+		if got := b.text(".notice"); !strings.Contains(got, "the case is closed") {
+			t.Fatalf("approval notice = %q (%s)", got, b.text("main"))
+		}
+		b.shot("case-closed")
+		c := admin.do("GET", "/api/cases/"+caseID, nil).data(t)
+		if c["status"] != "closed" || c["outcome"] != "false_positive" || c["closedBy"] == s.Credentials.UserID {
+			t.Errorf("case after the reviewer's approval = %v", c)
+		}
+		b.open(filingPath, "sar_filing")
+		b.submit("#submit-sar", "sar_filing")
+		if got := b.text(".notice"); !strings.Contains(got, "submitted") {
+			t.Fatalf("submit notice = %q", got)
+		}
+		b.shot("sar-submitted")
+		b.open("/dashboard/sar-filings", "sar_filings")
+		b.shot("sar-filings")
+		b.open("/dashboard/cases", "cases")
+		b.shot("cases")
+		b.signOut()
+		b.signIn("admin@svc.local", password)
 	})
 
 	t.Run("another organisation's page is not found", func(t *testing.T) {
