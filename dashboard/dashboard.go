@@ -109,6 +109,26 @@ func (d *Dashboard) pages() []page {
 		{pattern: "GET /sar-filings/{id}", handle: d.sarFiling},
 		{pattern: "POST /sar-filings/{id}", handle: d.editSAR},
 		{pattern: "POST /sar-filings/{id}/submit", handle: d.submitSAR},
+
+		{pattern: "GET /screenings", handle: d.screenings},
+		{pattern: "GET /screenings/{id}", handle: d.screening},
+		{pattern: "POST /screenings/{id}/hits/{hitId}/resolve", handle: d.resolveHit},
+
+		{pattern: "GET /decisions", handle: d.decisions},
+		{pattern: "GET /decisions/{id}", handle: d.decision},
+		{pattern: "POST /decisions/{id}/review", handle: d.reviewDecision},
+		{pattern: "GET /rulesets", handle: d.ruleSets},
+		{pattern: "GET /rulesets/{id}/versions/{version}", handle: d.ruleSetVersion},
+		{pattern: "POST /rulesets/{id}/versions/{version}/{action}", handle: d.transitionVersion},
+
+		{pattern: "GET /analyses", handle: d.analyses},
+		{pattern: "GET /analyses/{id}", handle: d.analysis},
+		{pattern: "GET /analyses/{id}/transactions", handle: d.analysisTransactions},
+		{pattern: "POST /analyses/{id}/password", handle: d.analysisPassword},
+
+		{pattern: "GET /verifications", handle: d.verifications},
+		{pattern: "GET /verifications/{id}", handle: d.verification},
+		{pattern: "POST /verifications/{id}/review", handle: d.reviewVerification},
 	}
 }
 

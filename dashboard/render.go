@@ -98,6 +98,8 @@ type view struct {
 	Section string
 	User    *store.User
 	CSRF    string
+	// Products are the organisation's products: the navigation shows only theirs.
+	Products []string
 	// Notice says what the last action did; Refusal why it was refused, in plain words.
 	Notice  string
 	Refusal string
@@ -117,6 +119,7 @@ func (q *request) render(status int, name string, v view) {
 	if q.user != nil {
 		v.User = q.user
 		v.CSRF = q.sess.CSRFToken
+		v.Products = q.products()
 	}
 	if v.Query == nil {
 		v.Query = q.r.URL.Query()
@@ -146,6 +149,16 @@ var notices = map[string]string{
 	"tested":     "A webhook.test event was sent; its delivery appears below.",
 	"redelivery": "The event is being delivered again; the new delivery appears below.",
 	"webhook":    "The subscription was created.",
+
+	// screenings, fraud, statements, identity
+	"resolved":              "The hit was resolved.",
+	"reviewed":              "The review was recorded.",
+	"version-submit":        "The version was submitted for approval; another person must approve it.",
+	"version-approve":       "The version was approved; it can be published.",
+	"version-reject":        "The version was rejected.",
+	"version-publish":       "The version was published: it decides from now on.",
+	"analysis-password":     "The password opened the PDF; the statements are being read.",
+	"verification-reviewed": "Your decision was recorded.",
 }
 
 // notFound answers the not-found page: an unknown page, or another organisation's resource.
@@ -239,6 +252,8 @@ var funcs = template.FuncMap{
 		m, _ := v.(map[string]any)
 		return m
 	},
+	// money shows an amount in minor units (cents) with two decimals.
+	"money": money,
 	"navItem": func(current, name, label string) navItem {
 		return navItem{Name: name, Label: label, Current: current == name}
 	},
