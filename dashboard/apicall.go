@@ -29,6 +29,8 @@ type answer struct {
 	Status int
 	Header http.Header
 	Body   map[string]any
+	// Path is the API path called (refusals that share a message differ by it).
+	Path string
 }
 
 // OK reports a 2xx answer.
@@ -114,7 +116,7 @@ func (q *request) call(method, path string, query url.Values, body any) answer {
 	}
 	rec := httptest.NewRecorder()
 	q.d.API.ServeHTTP(rec, req)
-	out := answer{Status: rec.Code, Header: rec.Header()}
+	out := answer{Status: rec.Code, Header: rec.Header(), Path: path}
 	if b := rec.Body.Bytes(); len(b) > 0 && b[0] == '{' {
 		_ = json.Unmarshal(b, &out.Body)
 	}

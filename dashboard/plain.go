@@ -13,6 +13,8 @@ import (
 func plainWords(a answer, role string) string {
 	msg := a.Message()
 	switch {
+	case msg == workflows.FourEyesMessage && strings.HasPrefix(a.Path, "/api/rulesets/"):
+		return "You drafted this version, so you cannot approve or reject it yourself: another person must decide it (four-eyes rule)."
 	case msg == workflows.FourEyesMessage:
 		return "You started this execution, so you cannot decide its approval yourself: another person must approve or reject it (four-eyes rule)."
 	case strings.HasPrefix(msg, "missing role: "):
