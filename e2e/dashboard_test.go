@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/svcplatform/svc/internal/documents/fixtures"
+	stmtfix "github.com/svcplatform/svc/internal/statements/fixtures"
 	"github.com/svcplatform/svc/store"
 )
 
@@ -148,7 +149,7 @@ func TestDashboardInABrowser(t *testing.T) {
 	const password = "correct horse battery staple"
 	// The alert the cases step raises waits on the alerts page for a person to pick it: the
 	// gathering Schedule (every 15 s by default, aligned to the epoch) runs only at midnight.
-	s := boot(t, t.TempDir(), bootOptions{secrets: []string{password}, env: []string{"SVC_CASES_GATHER_EVERY=24h"}})
+	s := boot(t, t.TempDir(), bootOptions{secrets: []string{password, stmtfix.Password}, env: []string{"SVC_CASES_GATHER_EVERY=24h"}})
 	admin := client{t: t, base: s.BaseURL, key: s.Credentials.APIKey}
 	b := newTab(t, s.BaseURL)
 
@@ -168,6 +169,7 @@ func TestDashboardInABrowser(t *testing.T) {
 	gateRun, gateApproval := startWaitingRun(t, admin, "dash-gate")
 	selfRun, selfApproval := startWaitingRun(t, admin, "dash-self")
 	roleRun, _ := startWaitingRun(t, admin, "dash-gate")
+	products := prepareProducts(t, admin)
 
 	t.Run("sign in", func(t *testing.T) {
 		b.t = t
@@ -347,6 +349,8 @@ func TestDashboardInABrowser(t *testing.T) {
 		b.signOut()
 		b.signIn("admin@svc.local", password)
 	})
+
+	productPages(t, b, admin, s.Credentials.UserID, products)
 
 	t.Run("another organisation's page is not found", func(t *testing.T) {
 		b.t = t
