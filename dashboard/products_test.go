@@ -22,17 +22,15 @@ import (
 // The product pages: screenings, fraud decisions and rule sets, statement analyses and
 // identity verifications. Each page reads, and each form writes, through the API.
 
-// mustStatus fails unless p answered status and its body holds every want.
+// mustStatus fails unless p answered status, its body holds every want and it is well formed
+// (labels, CSRF tokens, nothing inline).
 func mustStatus(t *testing.T, what string, p page, status int, want ...string) {
 	t.Helper()
 	if p.Status != status {
 		t.Fatalf("%s: %d, want %d\n%.3000s", what, p.Status, status, p.Body)
 	}
-	for _, w := range want {
-		if !strings.Contains(p.Body, w) {
-			t.Fatalf("%s: no %q in\n%.4000s", what, w, p.Body)
-		}
-	}
+	mustContain(t, what, p, want...)
+	wellFormed(t, p)
 }
 
 // post submits form with the CSRF token of the page at from.
