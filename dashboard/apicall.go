@@ -31,6 +31,8 @@ type answer struct {
 	Body   map[string]any
 	// Path is the API path called (refusals that share a message differ by it).
 	Path string
+	// Raw is the body when it is not JSON (an image).
+	Raw []byte
 }
 
 // OK reports a 2xx answer.
@@ -119,6 +121,8 @@ func (q *request) call(method, path string, query url.Values, body any) answer {
 	out := answer{Status: rec.Code, Header: rec.Header(), Path: path}
 	if b := rec.Body.Bytes(); len(b) > 0 && b[0] == '{' {
 		_ = json.Unmarshal(b, &out.Body)
+	} else {
+		out.Raw = b
 	}
 	return out
 }

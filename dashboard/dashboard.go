@@ -61,7 +61,7 @@ type page struct {
 // pages is the dashboard's one route table.
 func (d *Dashboard) pages() []page {
 	return []page{
-		{pattern: "GET /{$}", handle: func(q *request) { q.redirect(Prefix + "/approvals") }},
+		{pattern: "GET /{$}", handle: d.home},
 		{pattern: "GET /login", public: true, handle: d.loginPage},
 		{pattern: "POST /login", public: true, handle: d.login},
 		{pattern: "POST /logout", handle: d.logout},
@@ -129,6 +129,7 @@ func (d *Dashboard) pages() []page {
 		{pattern: "GET /verifications", handle: d.verifications},
 		{pattern: "GET /verifications/{id}", handle: d.verification},
 		{pattern: "POST /verifications/{id}/review", handle: d.reviewVerification},
+		{pattern: "GET /attempts/{id}/images/{side}", handle: d.attemptImage},
 	}
 }
 

@@ -50,3 +50,28 @@ func (d *Dashboard) reviewVerification(q *request) {
 		map[string]string{"decision": q.form("decision"), "comment": q.form("comment")})
 	q.acted(a, Prefix+"/verifications/"+id+"?done=verification-reviewed", q.showVerification)
 }
+
+// attemptImage answers an attempt's front or back image through the API, which records every
+// read in the audit log (the visitor, their session). A PNG or JPEG is shown as it is; any
+// other format (PDF, TIFF) is downloaded, never opened on the dashboard's origin.
+func (d *Dashboard) attemptImage(q *request) {
+	side := q.r.PathValue("side")
+	if side != "front" && side != "back" {
+		q.notFound()
+		return
+	}
+	id := q.r.PathValue("id")
+	a := q.call(http.MethodGet, "/api/identity/attempts/"+url.PathEscape(id)+"/images/"+side, nil, nil)
+	if !a.OK() {
+		q.refused(a)
+		return
+	}
+	ct := a.Header.Get("Content-Type")
+	disposition := "inline"
+	if ct != "image/png" && ct != "image/jpeg" {
+		ct, disposition = "application/octet-stream", `attachment; filename="`+url.PathEscape(id)+"-"+side+`"`
+	}
+	q.w.Header().Set("Content-Type", ct)
+	q.w.Header().Set("Content-Disposition", disposition)
+	_, _ = q.w.Write(a.Raw)
+}

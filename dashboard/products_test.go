@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"html"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/svcplatform/svc/api/apitest"
+	"github.com/svcplatform/svc/internal/blobs"
 	"github.com/svcplatform/svc/internal/identity"
 	"github.com/svcplatform/svc/internal/ids"
 	stmt "github.com/svcplatform/svc/internal/statements"
@@ -296,8 +298,12 @@ func TestDashboardStatementAnalyses(t *testing.T) {
 // money is the dashboard's rendering of an amount in minor units.
 func money(v any) string { return stmt.Amount(int64(v.(float64))).String() }
 
-// reviewVerification stores a verification of orgID whose one attempt sent it to review.
-func reviewVerification(t *testing.T, h *apitest.Harness, orgID string) string {
+// pngPhoto stands for an attempt's photo: a PNG's signature is what the API sniffs.
+var pngPhoto = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{7}, 100)...)
+
+// reviewVerification stores a verification of orgID whose one attempt (its front pngPhoto)
+// sent it to review; it returns the verification's id and the attempt's.
+func reviewVerification(t *testing.T, h *apitest.Harness, orgID string) (string, string) {
 	t.Helper()
 	ctx := context.Background()
 	v := &store.IdentityVerification{ID: ids.New(ids.IdentityVerification), OrgID: orgID, Reference: "loan-42",
@@ -306,7 +312,15 @@ func reviewVerification(t *testing.T, h *apitest.Harness, orgID string) string {
 	if err := h.Store.Identity.CreateVerification(ctx, v); err != nil {
 		t.Fatal(err)
 	}
-	a := &store.IdentityAttempt{ID: ids.New(ids.IdentityAttempt), OrgID: orgID, VerificationID: v.ID, FrontKey: "front"}
+	bl, err := blobs.NewLocal(h.Config.BlobDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	front, err := blobs.Put(ctx, bl, bytes.NewReader(pngPhoto), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &store.IdentityAttempt{ID: ids.New(ids.IdentityAttempt), OrgID: orgID, VerificationID: v.ID, FrontKey: front.Key}
 	if err := h.Store.Identity.SubmitAttempt(ctx, a, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -319,12 +333,12 @@ func reviewVerification(t *testing.T, h *apitest.Harness, orgID string) string {
 		identity.Outcome{Status: identity.StatusReview, Reasons: []string{"name_partial_match"}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	return v.ID
+	return v.ID, a.ID
 }
 
 func TestDashboardIdentityVerifications(t *testing.T) {
 	h, b := start(t)
-	id := reviewVerification(t, h, h.Org.ID)
+	id, attempt := reviewVerification(t, h, h.Org.ID)
 	signIn(t, b, "correct horse battery")
 
 	mustStatus(t, "verifications", b.do("GET", "/dashboard/verifications", nil), 200, `href="/dashboard/verifications/`+id+`"`, "Siti Rahayu", "loan-42")
@@ -333,6 +347,25 @@ func TestDashboardIdentityVerifications(t *testing.T) {
 	page := "/dashboard/verifications/" + id
 	mustStatus(t, "verification", b.do("GET", page, nil), 200, "Attempt 1", "<code>name_partial_match</code>", "81%", "document",
 		`<label for="decision-approve">`, `<label for="review-comment">`, `action="/dashboard/verifications/`+id+`/review"`)
+
+	// The photo is read through the API, which records the read with the visitor's session.
+	mustContain(t, "verification", b.do("GET", page, nil), `href="/dashboard/attempts/`+attempt+`/images/front"`)
+	if img := b.do("GET", "/dashboard/attempts/"+attempt+"/images/front", nil); img.Status != 200 || img.Body != string(pngPhoto) ||
+		img.Header.Get("Content-Type") != "image/png" || img.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("front image: %d %q", img.Status, img.Header)
+	}
+	if back := b.do("GET", "/dashboard/attempts/"+attempt+"/images/back", nil); back.Status != http.StatusNotFound {
+		t.Errorf("missing back: %d", back.Status)
+	}
+	reads := 0
+	for _, r := range h.Do("GET", "/api/audit-logs?limit=200", h.AdminKey, nil).JSON["rows"].([]any) {
+		if e := r.(map[string]any); e["action"] == "GET /api/identity/attempts/:id/images/:side" && e["resourceId"] == attempt && e["sessionId"] != nil {
+			reads++
+		}
+	}
+	if reads != 1 {
+		t.Errorf("audit entries of the dashboard's image read: %d, want 1", reads)
+	}
 
 	mustStatus(t, "review without the form's token", b.do("POST", page+"/review", url.Values{"decision": {"approve"}}), http.StatusForbidden)
 	mustStatus(t, "review with a bad decision", post(t, b, page, page+"/review", url.Values{"decision": {"maybe"}}), http.StatusBadRequest,
@@ -346,8 +379,8 @@ func TestDashboardIdentityVerifications(t *testing.T) {
 	}
 
 	other := h.NewTenant("Other Org")
-	theirs := reviewVerification(t, h, other.Org.ID)
-	notFoundElsewhere(t, b, "/dashboard/verifications/"+theirs)
+	theirs, theirAttempt := reviewVerification(t, h, other.Org.ID)
+	notFoundElsewhere(t, b, "/dashboard/verifications/"+theirs, "/dashboard/attempts/"+theirAttempt+"/images/front")
 	mustStatus(t, "review another organisation's verification", post(t, b, page, "/dashboard/verifications/"+theirs+"/review", url.Values{"decision": {"approve"}}),
 		http.StatusNotFound, "Not found")
 }
@@ -357,22 +390,30 @@ func TestDashboardIdentityVerifications(t *testing.T) {
 func TestDashboardNavigationFollowsProducts(t *testing.T) {
 	h, b := start(t)
 	signIn(t, b, "correct horse battery")
+	if home := b.do("GET", "/dashboard/", nil); home.Header.Get("Location") != "/dashboard/approvals" {
+		t.Errorf("home with every product: %d %q", home.Status, home.Header.Get("Location"))
+	}
 	all := b.do("GET", "/dashboard/keys", nil)
 	for _, entry := range []string{`href="/dashboard/screenings"`, `href="/dashboard/decisions"`, `href="/dashboard/analyses"`, `href="/dashboard/verifications"`,
-		`href="/dashboard/documents"`, `href="/dashboard/executions"`} {
+		`href="/dashboard/documents"`, `href="/dashboard/executions"`, `href="/dashboard/cases"`, `href="/dashboard/keys"`} {
 		if !strings.Contains(all.Body, entry) {
 			t.Errorf("every product: no %s in the navigation", entry)
 		}
 	}
 	apiData(t, h.Do("PUT", "/api/organization/capabilities", h.AdminKey, map[string]any{"capabilities": []string{"screening"}}))
 	some := b.do("GET", "/dashboard/keys", nil)
-	if !strings.Contains(some.Body, `href="/dashboard/screenings"`) {
-		t.Error("screening only: no Screenings in the navigation")
+	if !strings.Contains(some.Body, `href="/dashboard/screenings"`) || !strings.Contains(some.Body, `href="/dashboard/keys" aria-current="page"`) {
+		t.Error("screening only: no Screenings, or API keys not current, in the navigation")
 	}
-	for _, entry := range []string{`href="/dashboard/decisions"`, `href="/dashboard/analyses"`, `href="/dashboard/verifications"`, `href="/dashboard/documents"`} {
+	for _, entry := range []string{`href="/dashboard/decisions"`, `href="/dashboard/analyses"`, `href="/dashboard/verifications"`, `href="/dashboard/documents"`,
+		`href="/dashboard/cases"`, `href="/dashboard/approvals"`, `href="/dashboard/webhooks"`} {
 		if strings.Contains(some.Body, entry) {
 			t.Errorf("screening only: %s in the navigation", entry)
 		}
 	}
 	mustStatus(t, "fraud without the product", b.do("GET", "/dashboard/decisions", nil), http.StatusForbidden, "Your organisation does not use this product.")
+	// Home is the first section the organisation has: approvals with every product, here screenings.
+	if home := b.do("GET", "/dashboard/", nil); home.Status != http.StatusSeeOther || home.Header.Get("Location") != "/dashboard/screenings" {
+		t.Errorf("home with screening only: %d %q", home.Status, home.Header.Get("Location"))
+	}
 }

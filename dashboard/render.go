@@ -98,8 +98,8 @@ type view struct {
 	Section string
 	User    *store.User
 	CSRF    string
-	// Products are the organisation's products: the navigation shows only theirs.
-	Products []string
+	// Nav are the navigation's entries: a product's only for an organisation that uses it.
+	Nav []navItem
 	// Notice says what the last action did; Refusal why it was refused, in plain words.
 	Notice  string
 	Refusal string
@@ -119,7 +119,7 @@ func (q *request) render(status int, name string, v view) {
 	if q.user != nil {
 		v.User = q.user
 		v.CSRF = q.sess.CSRFToken
-		v.Products = q.products()
+		v.Nav = q.nav(v.Section)
 	}
 	if v.Query == nil {
 		v.Query = q.r.URL.Query()
@@ -254,9 +254,6 @@ var funcs = template.FuncMap{
 	},
 	// money shows an amount in minor units (cents) with two decimals.
 	"money": money,
-	"navItem": func(current, name, label string) navItem {
-		return navItem{Name: name, Label: label, Current: current == name}
-	},
 	// approvalCard is what the approval partial needs: the approval, the form token and the
 	// execution page the form is on ("" on the inbox).
 	"approvalCard": func(a any, csrf, from string) map[string]any {

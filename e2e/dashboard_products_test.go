@@ -164,7 +164,7 @@ func productPages(t *testing.T, b *tab, admin client, adminID string, p productD
 		if d := verificationIn(t, admin, p.verification, 3*time.Minute, "review", "verified", "rejected", "resubmission_requested"); d["status"] != "review" {
 			t.Fatalf("verification = %v", d)
 		}
-		b.visit("/dashboard/verifications", "verifications", "/dashboard/verifications/"+p.verification, "verification", "mrz_visual_mismatch", "Your decision")
+		b.visit("/dashboard/verifications", "verifications", "/dashboard/verifications/"+p.verification, "verification", "mrz_visual_mismatch", "Your decision", "/images/front")
 		b.run(chromedp.Click(chromedp.CSS("#decision-approve")), chromedp.SendKeys(chromedp.CSS("#review-comment"), "printed name is a typo"))
 		b.submit("#review-submit", "verification")
 		if got := b.text(".notice"); !strings.Contains(got, "decision was recorded") {
