@@ -108,7 +108,7 @@ func (q *request) showRuleSetVersion(status int, refusal string, refused *answer
 		}
 	}
 	q.render(status, "ruleset_version", withRefusal(view{Title: str(data.RuleSet["name"]) + " version " + q.r.PathValue("version"),
-		Section: "decisions", Data: data}, refusal, refused))
+		Section: "decisions", Data: data, People: q.people()}, refusal, refused))
 }
 
 // transitionVersion submits, approves, rejects or publishes a version through the API, whose

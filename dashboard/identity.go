@@ -39,7 +39,7 @@ func (q *request) showVerification(status int, refusal string, refused *answer) 
 		return
 	}
 	q.render(status, "verification", withRefusal(view{Title: "Verification " + str(a.Data()["id"]), Section: "verifications",
-		Data: verificationData{V: a.Data(), Decisions: idv.ReviewDecisions()}}, refusal, refused))
+		Data: verificationData{V: a.Data(), Decisions: idv.ReviewDecisions()}, People: q.people()}, refusal, refused))
 }
 
 // reviewVerification decides a verification in review through the API (the verification

@@ -121,7 +121,7 @@ func TestDashboardScreeningsResolveAHit(t *testing.T) {
 	if got["decision"] != "false_positive" || got["comment"] != "other person, passport seen" || got["resolvedBy"] == h.Admin.ID || got["resolvedBy"] == nil {
 		t.Fatalf("hit after the dashboard's resolve: %v", got)
 	}
-	mustStatus(t, "after", b.do("GET", done.Header.Get("Location"), nil), 200, "The hit was resolved.", "Resolved as <strong>false_positive</strong>", "other person, passport seen")
+	mustStatus(t, "after", b.do("GET", done.Header.Get("Location"), nil), 200, "The hit was resolved.", "Resolved as <strong>false_positive</strong> by Ada at", "other person, passport seen")
 	again := post(t, b, "/dashboard/screenings/"+id, resolve, url.Values{"decision": {"true_match"}})
 	mustStatus(t, "resolve twice", again, http.StatusConflict, "This has already changed")
 
@@ -163,7 +163,8 @@ func TestDashboardFraudRuleSetsAndReview(t *testing.T) {
 	if v := apiData(t, h.Do("GET", "/api/rulesets/"+id+"/versions/1", h.AdminKey, nil)); v["status"] != "published" || v["publishedBy"] == h.Admin.ID {
 		t.Fatalf("version 1 after the dashboard: %v", v)
 	}
-	mustStatus(t, "published", b.do("GET", v1+"?done=version-publish", nil), 200, "The version was published")
+	mustStatus(t, "published", b.do("GET", v1+"?done=version-publish", nil), 200, "The version was published",
+		`<th scope="row">Approved or rejected by</th><td>Ada</td>`, `<th scope="row">Published by</th><td>Ada</td>`)
 	mustStatus(t, "unknown action", post(t, b, v1, v1+"/retire", url.Values{}), http.StatusNotFound, "Not found")
 	mustStatus(t, "without the form's token", b.do("POST", v1+"/publish", url.Values{"csrf": {"forged"}}), http.StatusForbidden)
 
@@ -341,8 +342,24 @@ func TestDashboardIdentityVerifications(t *testing.T) {
 	id, attempt := reviewVerification(t, h, h.Org.ID)
 	signIn(t, b, "correct horse battery")
 
-	mustStatus(t, "verifications", b.do("GET", "/dashboard/verifications", nil), 200, `href="/dashboard/verifications/`+id+`"`, "Siti Rahayu", "loan-42")
-	mustStatus(t, "in review", b.do("GET", "/dashboard/verifications?status=review", nil), 200, id)
+	mustStatus(t, "in review", b.do("GET", "/dashboard/verifications?status=review", nil), 200, `href="/dashboard/verifications/`+id+`"`, "Siti Rahayu", "loan-42")
+	// 51 verifications: a page holds 50, the next page (offset) the last one.
+	for range 50 {
+		if err := h.Store.Identity.CreateVerification(context.Background(), &store.IdentityVerification{ID: ids.New(ids.IdentityVerification), OrgID: h.Org.ID,
+			Claimed: identity.Claimed{FullName: "Budi Santoso", BirthDate: "1985-03-12"}, Policy: identity.Policy{DocumentTypes: []string{"ktp"}}, ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := b.do("GET", "/dashboard/verifications", nil)
+	mustStatus(t, "verifications", first, 200, `href="/dashboard/verifications?page=2"`)
+	second := b.do("GET", "/dashboard/verifications?page=2", nil)
+	mustStatus(t, "verifications, page 2", second, 200)
+	if n := strings.Count(first.Body, `href="/dashboard/verifications/idv_`); n != 50 {
+		t.Errorf("first page: %d verifications", n)
+	}
+	if n := strings.Count(second.Body, `href="/dashboard/verifications/idv_`); n != 1 || strings.Contains(second.Body, "Next page") {
+		t.Errorf("second page: %d verifications, next page %v", n, strings.Contains(second.Body, "Next page"))
+	}
 	mustStatus(t, "verified", b.do("GET", "/dashboard/verifications?status=verified", nil), 200, "No verifications match.")
 	page := "/dashboard/verifications/" + id
 	mustStatus(t, "verification", b.do("GET", page, nil), 200, "Attempt 1", "<code>name_partial_match</code>", "81%", "document",

@@ -103,6 +103,8 @@ type view struct {
 	// Notice says what the last action did; Refusal why it was refused, in plain words.
 	Notice  string
 	Refusal string
+	// People name the organisation's users, on pages that say who did something.
+	People people
 	// FieldErrors are the API's details.fieldErrors of a refused form.
 	FieldErrors map[string][]string
 	Query       url.Values

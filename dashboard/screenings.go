@@ -30,7 +30,7 @@ func (q *request) showScreening(status int, refusal string, refused *answer) {
 		return
 	}
 	s := a.Data()
-	q.render(status, "screening", withRefusal(view{Title: "Screening of " + str(s["fullName"]), Section: "screenings", Data: s}, refusal, refused))
+	q.render(status, "screening", withRefusal(view{Title: "Screening of " + str(s["fullName"]), Section: "screenings", Data: s, People: q.people()}, refusal, refused))
 }
 
 // resolveHit records a false positive or a true match through the API (the hit's state
