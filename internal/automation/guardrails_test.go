@@ -17,6 +17,8 @@ const (
 	apiKey        = "svc_sk_live_ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 	webhookSecret = "svc_whsec_c2VjcmV0LXZhbHVlLWZvci10ZXN0cw=="
 	docPassword   = "Tr0ub4dor&3"
+	// standardSecret is the same webhook secret in the Standard Webhooks form (webhook.StandardSecret).
+	standardSecret = "whsec_c2VjcmV0LXZhbHVlLWZvci10ZXN0cw=="
 )
 
 func TestRedactorRemovesSecrets(t *testing.T) {
@@ -29,8 +31,9 @@ func TestRedactorRemovesSecrets(t *testing.T) {
 		"key=value":        "apiKey=abc123def password: letmein",
 		"bearer":           "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload",
 		"sandbox key json": `{"key":"svc_sk_sandbox_AAAABBBBCCCCDDDDEEEEFFFFGGGGHHHH"}`,
+		"standard secret":  "verify with " + standardSecret + " in the receiver",
 	}
-	secrets := []string{apiKey, webhookSecret, docPassword, "hunter22", "abc123def", "letmein", "eyJhbGciOiJIUzI1NiJ9", "svc_sk_sandbox_AAAA"}
+	secrets := []string{apiKey, webhookSecret, standardSecret, docPassword, "hunter22", "abc123def", "letmein", "eyJhbGciOiJIUzI1NiJ9", "svc_sk_sandbox_AAAA"}
 	for name, in := range cases {
 		out := r.Redact(in)
 		for _, s := range secrets {

@@ -10,12 +10,13 @@ import (
 const Redacted = "[redacted]"
 
 // secretPatterns match credentials of svc itself wherever they appear: API keys
-// (svc_sk_<env>_<secret>, SPEC 5.2), webhook secrets (svc_whsec_…), and the value of any
+// (svc_sk_<env>_<secret>, SPEC 5.2), webhook secrets (svc_whsec_…, and the Standard Webhooks
+// form whsec_<base64> that receivers are given too), and the value of any
 // JSON member or key=value pair whose name says it is secret (password, secret, apiKey,
 // token, …), as rendered templates and case context print them.
 var secretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`svc_sk_[A-Za-z0-9_]+`),
-	regexp.MustCompile(`svc_whsec_[A-Za-z0-9_+/=\-]+`),
+	regexp.MustCompile(`(?:svc_)?whsec_[A-Za-z0-9_+/=\-]+`),
 	regexp.MustCompile(`(?i)("(?:[a-z_]*password|passphrase|[a-z_]*secret|api_?key|access_?token|refresh_?token|token|authorization)"\s*:\s*)"(?:[^"\\]|\\.)*"`),
 	regexp.MustCompile(`(?i)\b((?:[a-z_]*password|passphrase|[a-z_]*secret|api_?key|access_?token|token)\s*[=:]\s*)[^\s"',;]+`),
 	regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{8,}`),
