@@ -6,6 +6,7 @@ import (
 
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
+	"github.com/svcplatform/svc/internal/automation"
 	"github.com/svcplatform/svc/internal/ids"
 	"github.com/svcplatform/svc/store"
 )
@@ -74,4 +75,43 @@ func TestCasesAndSARFilingsValidation(t *testing.T) {
 	}
 	wantExactError(t, h.Do("POST", "/api/sar-filings/"+sarID+"/submit", reviewerKey, map[string]any{}), 409, "state conflict: cannot transition submitted → submitted")
 	wantStatus(t, h.Do("PATCH", "/api/sar-filings/"+sarID, h.AdminKey, map[string]any{"narrative": "late"}), 409)
+
+	// The submission is audit-logged with the effective user and the key (SPEC 5.5).
+	logs := h.Do("GET", "/api/audit-logs?q="+sarID, h.AdminKey, nil)
+	wantStatus(t, logs, 200)
+	submitted := false
+	for _, row := range logs.JSON["rows"].([]any) {
+		e := row.(map[string]any)
+		if str(e, "action") == "POST /api/sar-filings/:id/submit" && str(e, "userId") == second.ID && str(e, "apiKeyId") != "" {
+			submitted = true
+		}
+	}
+	if !submitted {
+		t.Errorf("no audit entry of the submit by %s with its key: %s", second.ID, logs.Body)
+	}
+
+	// A machine draft (the automation product's) carries no amount until a person fills it
+	// in: submitting it unedited is refused naming what is missing, then accepted once edited.
+	machine := ids.New(ids.Automation)
+	if err := h.Store.Cases.SaveSARDraft(ctx, h.Org.ID, caseID, automation.MachineSARDraft{SARDraft: automation.SARDraft{Narrative: "drafted"},
+		MachineWritten: automation.MachineWritten{AutomationID: machine}, DraftedBy: h.Admin.ID}); err != nil {
+		t.Fatal(err)
+	}
+	draftID := ids.Rebrand(ids.SARFiling, machine)
+	refused := h.Do("POST", "/api/sar-filings/"+draftID+"/submit", reviewerKey, map[string]any{})
+	wantStatus(t, refused, 422)
+	if fe := refused.JSON["details"].(map[string]any)["fieldErrors"].(map[string]any); fe["amount"] == nil || fe["currency"] == nil || fe["narrative"] != nil || refused.JSON["error"] != "sar filing incomplete" {
+		t.Errorf("incomplete draft's field errors = %s", refused.Body)
+	}
+	wantStatus(t, h.Do("PATCH", "/api/sar-filings/"+draftID, h.AdminKey, map[string]any{"amount": 1200, "currency": "EUR"}), 200)
+	wantStatus(t, h.Do("POST", "/api/sar-filings/"+draftID+"/submit", reviewerKey, map[string]any{}), 202)
+
+	// A machine-written summary is shown with the run that wrote it.
+	if err := h.Store.Cases.SetCaseSummary(ctx, h.Org.ID, caseID, "two screening hits, one reviewed", machine); err != nil {
+		t.Fatal(err)
+	}
+	got := h.Do("GET", "/api/cases/"+caseID, h.AdminKey, nil)
+	if str(got.Data(), "summary") != "two screening hits, one reviewed" || str(got.Data(), "summaryBy") != machine {
+		t.Errorf("case with a machine summary = %s", got.Body)
+	}
 }

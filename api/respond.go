@@ -138,6 +138,12 @@ func ValidationFailed(c *gin.Context, fe FieldErrors) {
 	c.AbortWithStatusJSON(http.StatusBadRequest, failure{Error: MsgValidation, Details: &failureDetails{FieldErrors: fe}})
 }
 
+// Unprocessable answers 422 msg with the fields that break the business rule (SPEC 7.2: valid
+// input that the resource's state refuses).
+func Unprocessable(c *gin.Context, msg string, fe FieldErrors) {
+	c.AbortWithStatusJSON(http.StatusUnprocessableEntity, failure{Error: msg, Details: &failureDetails{FieldErrors: fe}})
+}
+
 // StateConflict answers 409 state conflict: cannot transition from → to (SPEC 3.5).
 func StateConflict(c *gin.Context, from, to string) {
 	Fail(c, http.StatusConflict, StateConflictMessage(from, to))

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
 	temporalclient "go.temporal.io/sdk/client"
@@ -285,6 +286,14 @@ func TestCasesEndToEnd(t *testing.T) {
 	if r := reviewerC.do("POST", "/api/cases/"+caseID+"/reject-close", map[string]any{"comment": "not explained"}); r.Status != 200 || r.data(t)["status"] != "investigating" {
 		t.Fatalf("reject-close = %d %s", r.Status, r.Raw)
 	}
+	// A person escalates by hand; case.escalated names them and their reason.
+	if r := analyst.do("POST", "/api/cases/"+caseID+"/escalate", map[string]any{"reason": "amounts keep growing"}); r.Status != 200 || r.data(t)["status"] != "escalated" {
+		t.Fatalf("escalate = %d %s", r.Status, r.Raw)
+	}
+	byHand := sink.caseEvent(t, "case.escalated", "caseId", caseID)
+	if byHand.Data["escalatedBy"] != analystID || byHand.Data["reason"] != "amounts keep growing" {
+		t.Errorf("case.escalated by hand = %v", byHand.Data)
+	}
 
 	// SAR filings: drafted by the analyst, submitted by the reviewer.
 	sarBody := map[string]any{"caseId": caseID, "activityFrom": "2026-10-01", "activityTo": "2026-10-31", "amount": 48250.5, "narrative": "Structured cash deposits."}
@@ -352,6 +361,10 @@ func TestCasesEndToEnd(t *testing.T) {
 		t.Errorf("overdue case status = %v", st)
 	}
 
+	// Every refusal above was a validator's, so none left a trace: the case's history holds only
+	// updates that were accepted and completed without failure (at least the seven actions that succeeded).
+	wantOnlySucceededUpdates(t, s.App.Temporal, caseID, 7)
+
 	recordCaseHistories(t, s.App.Temporal, map[string]string{"case_closed_reopened": caseID, "case_overdue": overdueID, "sar_acknowledged": sarID, "sar_rejected": rejID})
 }
 
@@ -379,5 +392,31 @@ func recordCaseHistories(t *testing.T, tc temporalclient.Client, runs map[string
 		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// wantOnlySucceededUpdates checks that run id's history holds at least min updates, each
+// accepted and completed without failure: a refused Update (its validator said no) is not there.
+func wantOnlySucceededUpdates(t *testing.T, tc temporalclient.Client, id string, min int) {
+	t.Helper()
+	accepted, completed := 0, 0
+	it := tc.GetWorkflowHistory(context.Background(), id, "", false, 0)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
+			accepted++
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED:
+			completed++
+			if f := ev.GetWorkflowExecutionUpdateCompletedEventAttributes().GetOutcome().GetFailure(); f != nil {
+				t.Errorf("an update of %s failed after acceptance (a refusal outside the validator): %s", id, f.GetMessage())
+			}
+		}
+	}
+	if accepted != completed || accepted < min {
+		t.Errorf("%s: %d updates accepted, %d completed; want equal and at least %d", id, accepted, completed, min)
 	}
 }

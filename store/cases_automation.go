@@ -101,7 +101,7 @@ func (s *Cases) SaveSARDraft(ctx context.Context, orgID, caseID string, m automa
 	}
 	err = s.CreateSAR(ctx, &SARFiling{ID: id, OrgID: orgID, CaseID: caseID, Subjects: subjects,
 		ActivityFrom: from.UTC().Format(time.DateOnly), ActivityTo: to.UTC().Format(time.DateOnly),
-		Currency: "XXX", Narrative: m.Narrative, FiledByID: m.DraftedBy})
+		Currency: cases.NoCurrency, Narrative: m.Narrative, FiledByID: m.DraftedBy})
 	if err != nil {
 		if _, again := s.GetSAR(ctx, orgID, id); again == nil {
 			return nil // a concurrent retry stored it first

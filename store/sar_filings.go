@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"gorm.io/gorm"
@@ -116,13 +117,21 @@ func (e *SARStateError) Error() string {
 // ErrSARFourEyes is Submit's error when the submitter drafted the filing.
 var ErrSARFourEyes = errors.New("four-eyes violation")
 
+// SARIncompleteError is Submit's error for a draft that still lacks what a filing needs
+// (cases.SARGaps), such as a machine draft no person has completed.
+type SARIncompleteError struct{ Gaps map[string]string }
+
+func (e *SARIncompleteError) Error() string { return "sar filing incomplete" }
+
 // SubmitSAR moves a draft filing to submitted by userID (with keyID) in one conditional
-// write that also holds the four-eyes rule, so no path submits a filing its drafter submits:
-// ErrSARFourEyes for the drafter, *SARStateError when it is not a draft.
+// write that also holds the four-eyes rule and the filing's completeness, so no path submits
+// a filing its drafter submits or one with no amount: ErrSARFourEyes for the drafter,
+// *SARStateError when it is not a draft, *SARIncompleteError when it lacks a field.
 func (s *Cases) SubmitSAR(ctx context.Context, orgID, id, userID, keyID string) (*SARFiling, error) {
 	now := time.Now().UTC()
 	res := s.DB.WithContext(ctx).Model(&SARFiling{}).
 		Where("org_id = ? AND id = ? AND status IN ? AND filed_by_id <> ?", orgID, id, cases.SARFilings.SourceNames(cases.SARSubmitted), userID).
+		Where("amount > 0 AND currency NOT IN ? AND TRIM(narrative) <> ''", []string{"", cases.NoCurrency}).
 		Updates(map[string]any{"status": string(cases.SARSubmitted), "submitted_by_id": userID, "submitted_by_key_id": keyID,
 			"submitted_at": now, "updated_at": now})
 	if res.Error != nil {
@@ -137,8 +146,13 @@ func (s *Cases) SubmitSAR(ctx context.Context, orgID, id, userID, keyID string) 
 		return f, nil
 	case f.Status != string(cases.SARDraft):
 		return f, &SARStateError{From: f.Status, To: string(cases.SARSubmitted)}
+	case f.FiledByID == userID:
+		return f, ErrSARFourEyes
 	}
-	return f, ErrSARFourEyes
+	if gaps := cases.SARGaps(f.Amount, f.Currency, f.Narrative); len(gaps) > 0 {
+		return f, &SARIncompleteError{Gaps: gaps}
+	}
+	return f, fmt.Errorf("store: submit %s: refused, and the filing shows no reason", id)
 }
 
 // SARRendered records a submitted filing's rendering.

@@ -47,6 +47,7 @@ type caseView struct {
 	ClosedAt          *string `json:"closedAt"`
 	CreatedBy         *string `json:"createdBy"`
 	Summary           *string `json:"summary"`
+	SummaryBy         *string `json:"summaryBy"`
 	CreatedAt         string  `json:"createdAt"`
 	UpdatedAt         string  `json:"updatedAt"`
 }
@@ -57,7 +58,7 @@ func newCaseView(c *store.Case) caseView {
 		ProposedOutcome: api.Nullable(c.ProposedOutcome), ProposedRationale: api.Nullable(c.ProposedRationale),
 		Outcome: api.Nullable(c.Outcome), Rationale: api.Nullable(c.Rationale), ClosedBy: api.Nullable(c.ClosedBy),
 		ClosedAt: api.TimestampPtr(c.ClosedAt), CreatedBy: api.Nullable(c.CreatedBy), Summary: api.Nullable(c.Summary),
-		CreatedAt: api.Timestamp(c.CreatedAt), UpdatedAt: api.Timestamp(c.UpdatedAt)}
+		SummaryBy: api.Nullable(c.SummaryBy), CreatedAt: api.Timestamp(c.CreatedAt), UpdatedAt: api.Timestamp(c.UpdatedAt)}
 }
 
 // caseDetailView is a case with its alerts, evidence and timeline.

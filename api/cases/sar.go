@@ -25,6 +25,10 @@ const (
 
 var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
 
+// MsgIncomplete answers the submission of a draft that lacks a field (a machine draft whose
+// amount no person has filled in): 422 with the missing fields.
+const MsgIncomplete = "sar filing incomplete"
+
 // sarView is a SAR filing as the API shows it.
 type sarView struct {
 	ID            string   `json:"id"`
@@ -235,12 +239,20 @@ func (h *Handler) submitSAR(c *gin.Context) {
 	ctx := c.Request.Context()
 	f, err := h.Store.Cases.SubmitSAR(ctx, p.OrgID, f.ID, p.UserID, p.APIKeyID)
 	var conflict *store.SARStateError
+	var incomplete *store.SARIncompleteError
 	switch {
 	case errors.Is(err, store.ErrSARFourEyes):
 		api.Fail(c, http.StatusUnprocessableEntity, workflows.FourEyesMessage)
 		return
 	case errors.As(err, &conflict):
 		api.StateConflict(c, conflict.From, conflict.To)
+		return
+	case errors.As(err, &incomplete):
+		fe := api.FieldErrors{}
+		for field, msg := range incomplete.Gaps {
+			fe.Add(field, msg)
+		}
+		api.Unprocessable(c, MsgIncomplete, fe)
 		return
 	case !api.Loaded(c, err):
 		return
