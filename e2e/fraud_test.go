@@ -162,4 +162,16 @@ func TestFraudEndToEnd(t *testing.T) {
 			return false
 		})
 	}
+	// A reviewer's decline is one event, however many times its delivery is tried.
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	declines := 0
+	for _, got := range sink.events {
+		if got.Event == "fraud.decision.declined" && got.Data["decisionId"] == held {
+			declines++
+		}
+	}
+	if declines != 1 {
+		t.Errorf("%d fraud.decision.declined events of the reviewed decision, want 1", declines)
+	}
 }

@@ -57,6 +57,9 @@ type FraudDecided struct {
 	Evaluation fraud.Evaluation
 	Features   fraud.Features
 	Alert      *Alert
+	// Announced is the event the decision's outcome announces (written with it), its first
+	// attempts still to make; nil when the outcome announces none, and for a lookup.
+	Announced *Published
 }
 
 // Evaluate makes a decision. It reads what does not change under it before the transaction
@@ -204,6 +207,11 @@ func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDeci
 			return nil, fmt.Errorf("alert: %w", err)
 		}
 		out.Alert = a
+	}
+	if name := decisionEventName(evaluation.Live.Outcome); name != "" && in.Persist {
+		if out.Announced, err = announceDecision(tx, name, d.ID, &d, evaluation.Live.ReasonCodes, now); err != nil {
+			return nil, fmt.Errorf("event: %w", err)
+		}
 	}
 	return out, nil
 }

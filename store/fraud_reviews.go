@@ -26,8 +26,9 @@ func (s *Fraud) ListDecisions(ctx context.Context, orgID string, page CursorPage
 
 // ReviewDecision records a person's review of a decision waiting for one. The conditional
 // write moves only a pending review; otherwise the error is the state conflict.
-func (s *Fraud) ReviewDecision(ctx context.Context, orgID, id string, to fraud.ReviewStatus, userID, note string) (*FraudDecision, error) {
+func (s *Fraud) ReviewDecision(ctx context.Context, orgID, id string, to fraud.ReviewStatus, userID, note string) (*FraudDecision, *Published, error) {
 	var out *FraudDecision
+	var announced *Published
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
 		now := time.Now().UTC()
 		res := tx.Model(&FraudDecision{}).Where("org_id = ? AND id = ? AND review_status IN ?", orgID, id, fraud.Reviews.SourceNames(to)).
@@ -43,9 +44,14 @@ func (s *Fraud) ReviewDecision(ctx context.Context, orgID, id string, to fraud.R
 			return fraud.Reviews.Check(fraud.ReviewStatus(d.ReviewStatus), to)
 		}
 		out = d
+		if to == fraud.ReviewDeclined {
+			if announced, err = announceReviewDecline(tx, d, now); err != nil {
+				return err
+			}
+		}
 		return CloseAlertsBySource(tx, orgID, cases.SourceFraud, id)
 	})
-	return out, err
+	return out, announced, err
 }
 
 // DeviceSessionSeen is a registered device session with its device's history.

@@ -103,11 +103,12 @@ var actorColumn = map[string]string{"submit": "submitted_by", "approve": "decide
 // NotDrafter actions, only when the actor is not the drafter, so two concurrent requests cannot
 // both pass. When nothing moves, the error says why (fraud.Action.Authorize: 422 or 409).
 // Publishing also retires the version published before and makes this one the rule set's.
-func (s *Fraud) TransitionVersion(ctx context.Context, orgID, ruleSetID string, version int, a fraud.Action, actorUserID string) (*FraudRuleSetVersion, error) {
+func (s *Fraud) TransitionVersion(ctx context.Context, orgID, ruleSetID string, version int, a fraud.Action, actorUserID string) (*FraudRuleSetVersion, *Published, error) {
 	if a.BoundUser && actorUserID == "" {
-		return nil, fraud.ErrNotBoundToUser
+		return nil, nil, fraud.ErrNotBoundToUser
 	}
 	var out *FraudRuleSetVersion
+	var announced *Published
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
 		now := time.Now().UTC()
 		q := tx.Model(&FraudRuleSetVersion{}).Where("org_id = ? AND rule_set_id = ? AND version = ? AND status IN ?",
@@ -138,16 +139,24 @@ func (s *Fraud) TransitionVersion(ctx context.Context, orgID, ruleSetID string, 
 			Updates(map[string]any{"status": string(fraud.VersionRetired), "updated_at": now}).Error; err != nil {
 			return err
 		}
-		return tx.Model(&FraudRuleSet{}).Where("org_id = ? AND id = ?", orgID, ruleSetID).Updates(map[string]any{
+		if err := tx.Model(&FraudRuleSet{}).Where("org_id = ? AND id = ?", orgID, ruleSetID).Updates(map[string]any{
 			"published_version": version,
 			"shadow_version":    gorm.Expr("CASE WHEN shadow_version = ? THEN 0 ELSE shadow_version END", version),
 			"updated_at":        now,
-		}).Error
+		}).Error; err != nil {
+			return err
+		}
+		rs, err := takeInOrg[FraudRuleSet](tx, orgID, ruleSetID)
+		if err != nil {
+			return err
+		}
+		announced, err = announcePublished(tx, rs, v, actorUserID, now)
+		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, announced, nil
 }
 
 // ShadowVersion makes a version that is not published run beside the published one

@@ -127,6 +127,11 @@ func TestFraudDecisionEvidenceAndLookup(t *testing.T) {
 		if err != nil || second.Decision.Outcome != "review" || second.Features["customer"]["count_1h"] != 2 || second.Alert == nil {
 			t.Fatalf("second %+v, %v (a lookup must not have counted)", second, err)
 		}
+		// The decision's event is written with it; an approve and a lookup write none.
+		if first.Announced != nil || look.Announced != nil {
+			t.Errorf("events of an approve (%+v) or a lookup (%+v)", first.Announced, look.Announced)
+		}
+		wantStoredEvent(t, s, second.Announced, "fraud.decision.review", second.Decision.ID)
 		got, err := s.Fraud.GetDecision(ctx, org, second.Decision.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -145,17 +150,19 @@ func TestFraudDecisionEvidenceAndLookup(t *testing.T) {
 		}
 
 		// Review: pending → declined once; again is a state conflict; approve decisions are not reviewed.
-		if _, err := s.Fraud.ReviewDecision(ctx, org, second.Decision.ID, fraud.ReviewDeclined, "usr_r", "stolen"); err != nil {
+		_, declined, err := s.Fraud.ReviewDecision(ctx, org, second.Decision.ID, fraud.ReviewDeclined, "usr_r", "stolen")
+		if err != nil {
 			t.Fatal(err)
 		}
+		wantStoredEvent(t, s, declined, "fraud.decision.declined", second.Decision.ID)
 		var c *statemachine.ConflictError
-		if _, err := s.Fraud.ReviewDecision(ctx, org, second.Decision.ID, fraud.ReviewApproved, "usr_r", ""); !errors.As(err, &c) || c.From != "declined" {
+		if _, _, err := s.Fraud.ReviewDecision(ctx, org, second.Decision.ID, fraud.ReviewApproved, "usr_r", ""); !errors.As(err, &c) || c.From != "declined" {
 			t.Errorf("second review: %v", err)
 		}
-		if _, err := s.Fraud.ReviewDecision(ctx, org, first.Decision.ID, fraud.ReviewApproved, "usr_r", ""); !errors.As(err, &c) || c.From != "not_required" {
+		if _, _, err := s.Fraud.ReviewDecision(ctx, org, first.Decision.ID, fraud.ReviewApproved, "usr_r", ""); !errors.As(err, &c) || c.From != "not_required" {
 			t.Errorf("review of an approve decision: %v", err)
 		}
-		if _, err := s.Fraud.ReviewDecision(ctx, other, second.Decision.ID, fraud.ReviewApproved, "usr_r", ""); !errors.Is(err, store.ErrNotFound) {
+		if _, _, err := s.Fraud.ReviewDecision(ctx, other, second.Decision.ID, fraud.ReviewApproved, "usr_r", ""); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("another organisation reviews: %v", err)
 		}
 	})
@@ -179,7 +186,7 @@ func TestFraudVersionFourEyes(t *testing.T) {
 			t.Fatalf("%+v %v", v1, err)
 		}
 		step := func(v int, a fraud.Action, user string) error {
-			_, err := s.Fraud.TransitionVersion(ctx, org, rs.ID, v, a, user)
+			_, _, err := s.Fraud.TransitionVersion(ctx, org, rs.ID, v, a, user)
 			return err
 		}
 		var c *statemachine.ConflictError
@@ -195,7 +202,7 @@ func TestFraudVersionFourEyes(t *testing.T) {
 		if err := step(1, fraud.ActionApprove, "usr_a"); !errors.Is(err, fraud.ErrFourEyes) {
 			t.Errorf("the drafter approves: %v", err)
 		}
-		if _, err := s.Fraud.TransitionVersion(ctx, other, rs.ID, 1, fraud.ActionApprove, "usr_b"); !errors.Is(err, store.ErrNotFound) {
+		if _, _, err := s.Fraud.TransitionVersion(ctx, other, rs.ID, 1, fraud.ActionApprove, "usr_b"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("another organisation approves: %v", err)
 		}
 		if err := step(1, fraud.ActionApprove, "usr_b"); err != nil {
@@ -299,5 +306,24 @@ func concurrentDecisionsAreExact(t *testing.T, s, other *store.Store) {
 	var stored int64
 	if err := s.DB.Model(&store.FraudDecision{}).Where("org_id = ?", org).Count(&stored).Error; err != nil || stored != n {
 		t.Fatalf("%d decisions stored (%v), want %d", stored, err, n)
+	}
+}
+
+// wantStoredEvent checks that p is event name about decision id, committed in the events table.
+func wantStoredEvent(t *testing.T, s *store.Store, p *store.Published, name, decisionID string) {
+	t.Helper()
+	if p == nil {
+		t.Fatalf("no %s written", name)
+	}
+	var e store.Event
+	if err := s.DB.Where("id = ?", p.Event.ID).Take(&e).Error; err != nil {
+		t.Fatalf("%s not committed: %v", name, err)
+	}
+	var env struct {
+		Event string         `json:"event"`
+		Data  map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(e.Body, &env); err != nil || env.Event != name || env.Data["decisionId"] != decisionID {
+		t.Errorf("stored event %s: %+v, %v", e.Body, env, err)
 	}
 }

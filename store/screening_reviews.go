@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/svcplatform/svc/internal/cases"
+	"github.com/svcplatform/svc/internal/events"
 	"github.com/svcplatform/svc/internal/screening"
 )
 
@@ -124,35 +125,61 @@ func hitIndex(hits []ScreeningHit, id string) int {
 // RecordScreening stores a screening and, when it names a customer, raises one alert per
 // hit that is neither suppressed nor resolved, in one transaction: a screening never exists
 // without its alerts. Alerts already raised for the same screening and entity are found, not
-// doubled (an activity retried). It returns the alerts this call created.
-func (s *Screening) RecordScreening(ctx context.Context, r *ScreeningRecord, summary func(ScreeningHit) string) ([]*Alert, error) {
+// doubled (an activity retried). The events announce returns for the screening and the
+// alerts it raised are written in the same transaction (PublishEventIn), so neither is ever
+// lost; their ids derive from the screening and the alerts, so a retry writes none twice.
+// It returns the alerts this call raised and the events, their first attempts still to make.
+func (s *Screening) RecordScreening(ctx context.Context, r *ScreeningRecord, summary func(ScreeningHit) string,
+	announce func(raised []*Alert) ([]events.Envelope, error)) ([]*Alert, []*Published, error) {
 	var raised []*Alert
+	var published []*Published
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
+		raised, published = nil, nil // a retried transaction starts again
 		if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoNothing: true}).Create(r).Error; err != nil {
 			return err
 		}
-		if r.CustomerID == "" {
-			return nil
+		if err := raiseScreeningAlerts(tx, r, summary, &raised); err != nil {
+			return err
 		}
-		for _, h := range r.Hits {
-			if h.Suppressed || h.Review() != screening.Unresolved {
-				continue
-			}
-			a := &Alert{OrgID: r.OrgID, Source: string(cases.SourceScreening), SourceRef: r.ID,
-				Subject: AlertSubject(h.ListID, h.EntityID), CustomerID: r.CustomerID, Score: h.Score, Summary: summary(h),
-				Details: map[string]any{"screeningId": r.ID, "hitId": h.ID, "listId": h.ListID, "entityId": h.EntityID,
-					"name": h.Name, "matchedName": h.MatchedName, "trigger": r.Trigger}}
-			stored, created, err := RaiseAlert(tx, a)
+		envs, err := announce(raised)
+		if err != nil {
+			return err
+		}
+		for _, env := range envs {
+			p, err := PublishEventIn(tx, env)
 			if err != nil {
 				return err
 			}
-			if created {
-				raised = append(raised, stored)
-			}
+			published = append(published, p)
 		}
 		return nil
 	})
-	return raised, err
+	return raised, published, err
+}
+
+// raiseScreeningAlerts raises, for a screening that names a customer, one alert per hit that
+// is neither suppressed nor resolved, adding those it created to raised.
+func raiseScreeningAlerts(tx *gorm.DB, r *ScreeningRecord, summary func(ScreeningHit) string, raised *[]*Alert) error {
+	if r.CustomerID == "" {
+		return nil
+	}
+	for _, h := range r.Hits {
+		if h.Suppressed || h.Review() != screening.Unresolved {
+			continue
+		}
+		a := &Alert{OrgID: r.OrgID, Source: string(cases.SourceScreening), SourceRef: r.ID,
+			Subject: AlertSubject(h.ListID, h.EntityID), CustomerID: r.CustomerID, Score: h.Score, Summary: summary(h),
+			Details: map[string]any{"screeningId": r.ID, "hitId": h.ID, "listId": h.ListID, "entityId": h.EntityID,
+				"name": h.Name, "matchedName": h.MatchedName, "trigger": r.Trigger}}
+		stored, created, err := RaiseAlert(tx, a)
+		if err != nil {
+			return err
+		}
+		if created {
+			*raised = append(*raised, stored)
+		}
+	}
+	return nil
 }
 
 // NewScreeningHits turns the engine's hits into stored ones (ids hit_1, hit_2, … by rank),

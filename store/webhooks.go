@@ -61,14 +61,14 @@ type Delivery struct {
 	SubscriptionID string                 `gorm:"size:40;not null;index"`
 	EventID        string                 `gorm:"size:40;not null;index"`
 	EventName      string                 `gorm:"size:100;not null"`
-	Status         webhook.DeliveryStatus `gorm:"size:16;not null"`
+	Status         webhook.DeliveryStatus `gorm:"size:16;not null;index:ix_deliveries_status_created,priority:1"`
 	// Attempts is the number of the last attempt made, 0 before the first.
 	Attempts       int `gorm:"not null"`
 	LastStatusCode int
 	LastLatencyMs  int64
 	LastError      string `gorm:"size:1024"`
 	NextAttemptAt  *time.Time
-	CreatedAt      time.Time
+	CreatedAt      time.Time `gorm:"index:ix_deliveries_status_created,priority:2"`
 	UpdatedAt      time.Time
 }
 
@@ -256,58 +256,93 @@ func deliveryIDFor(eventID, subscriptionID string, at time.Time) string {
 // deliveries (ids derived from event and subscription), so the caller can
 // (re)start their workflows. An existing event keeps its stored body.
 func (s *Webhooks) PublishEvent(ctx context.Context, env events.Envelope) (*Event, []Delivery, error) {
-	body, err := json.Marshal(env)
-	if err != nil {
-		return nil, nil, fmt.Errorf("store: publish: %w", err)
-	}
-	evt := &Event{ID: env.ID, OrgID: env.OrgID, Name: env.Event, OccurredAt: env.OccurredAt, Body: body}
-	var out []Delivery
-	err = s.Tx(ctx, func(tx *gorm.DB) error {
-		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(evt).Error; err != nil {
-			return err
-		}
-		if err := tx.Where("id = ?", env.ID).Take(evt).Error; err != nil {
-			return err
-		}
-		if evt.OrgID != env.OrgID || evt.Name != env.Event {
-			return fmt.Errorf("store: publish: event id %s already used by another event", env.ID)
-		}
-		var subs []WebhookSubscription
-		if err := tx.Where("org_id = ? AND active = ?", env.OrgID, true).Order("id").Find(&subs).Error; err != nil {
-			return err
-		}
-		var fresh []Delivery
-		for _, sub := range subs {
-			if events.Wants(sub.Events, env.Event) {
-				fresh = append(fresh, Delivery{ID: deliveryIDFor(evt.ID, sub.ID, evt.OccurredAt), OrgID: env.OrgID,
-					SubscriptionID: sub.ID, EventID: evt.ID, EventName: evt.Name, Status: webhook.StatusPending})
-			}
-		}
-		if len(fresh) == 0 {
-			return nil
-		}
-		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(fresh, 100).Error; err != nil {
-			return err
-		}
-		ids := make([]string, len(fresh))
-		for i, d := range fresh {
-			ids[i] = d.ID
-		}
-		return tx.Where("org_id = ? AND id IN ?", env.OrgID, ids).Order("id").Find(&out).Error
+	var p *Published
+	err := s.Tx(ctx, func(tx *gorm.DB) error {
+		var err error
+		p, err = PublishEventIn(tx, env)
+		return err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("store: publish %s: %w", env.ID, err)
-	}
-	if err := s.pruneFull(ctx, env.OrgID, out); err != nil {
 		return nil, nil, err
 	}
-	return evt, out, nil
+	if err := s.PruneFull(ctx, env.OrgID, p.Deliveries); err != nil {
+		return nil, nil, err
+	}
+	return p.Event, p.Deliveries, nil
 }
 
-// pruneFull prunes the delivery history of those subscriptions of ds that hold more than
+// Published is an event written with its deliveries, their first attempts still to make.
+type Published struct {
+	Event      *Event
+	Deliveries []Delivery
+}
+
+// PublishEventIn is PublishEvent inside the caller's transaction: a hot path (a fraud
+// decision, a screening) writes the events it announces with what they announce, so no
+// crash between the two loses an event. The caller makes the first attempts after its
+// commit (the webhooks activities' Deliver); deliveries it never attempts are started by
+// the stranded-delivery sweep (Stranded).
+func PublishEventIn(tx *gorm.DB, env events.Envelope) (*Published, error) {
+	body, err := json.Marshal(env)
+	if err != nil {
+		return nil, fmt.Errorf("store: publish: %w", err)
+	}
+	evt := &Event{ID: env.ID, OrgID: env.OrgID, Name: env.Event, OccurredAt: env.OccurredAt, Body: body}
+	out := &Published{Event: evt}
+	if err := publishIn(tx, env, evt, out); err != nil {
+		return nil, fmt.Errorf("store: publish %s: %w", env.ID, err)
+	}
+	return out, nil
+}
+
+func publishIn(tx *gorm.DB, env events.Envelope, evt *Event, out *Published) error {
+	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(evt).Error; err != nil {
+		return err
+	}
+	if err := tx.Where("id = ?", env.ID).Take(evt).Error; err != nil {
+		return err
+	}
+	if evt.OrgID != env.OrgID || evt.Name != env.Event {
+		return fmt.Errorf("event id %s already used by another event", env.ID)
+	}
+	var subs []WebhookSubscription
+	if err := tx.Where("org_id = ? AND active = ?", env.OrgID, true).Order("id").Find(&subs).Error; err != nil {
+		return err
+	}
+	var fresh []Delivery
+	for _, sub := range subs {
+		if events.Wants(sub.Events, env.Event) {
+			fresh = append(fresh, Delivery{ID: deliveryIDFor(evt.ID, sub.ID, evt.OccurredAt), OrgID: env.OrgID,
+				SubscriptionID: sub.ID, EventID: evt.ID, EventName: evt.Name, Status: webhook.StatusPending})
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(fresh, 100).Error; err != nil {
+		return err
+	}
+	ids := make([]string, len(fresh))
+	for i, d := range fresh {
+		ids[i] = d.ID
+	}
+	return tx.Where("org_id = ? AND id IN ?", env.OrgID, ids).Order("id").Find(&out.Deliveries).Error
+}
+
+// Stranded lists up to limit deliveries (any organisation) that were written before
+// before and never attempted: their publisher died, or had no way to deliver, between
+// writing them and making their first attempt. The sweep starts their ladders.
+func (s *Webhooks) Stranded(ctx context.Context, before time.Time, limit int) ([]Delivery, error) {
+	var out []Delivery
+	err := s.DB.WithContext(ctx).Where("status = ? AND attempts = 0 AND created_at < ?", webhook.StatusPending, before.UTC()).
+		Order("created_at").Limit(limit).Find(&out).Error
+	return out, err
+}
+
+// PruneFull prunes the delivery history of those subscriptions of ds that hold more than
 // DeliveryHistory deliveries, found with one query, so a wide fan-out does not cost a query per
 // subscription.
-func (s *Webhooks) pruneFull(ctx context.Context, orgID string, ds []Delivery) error {
+func (s *Webhooks) PruneFull(ctx context.Context, orgID string, ds []Delivery) error {
 	if len(ds) == 0 {
 		return nil
 	}

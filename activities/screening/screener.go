@@ -28,6 +28,9 @@ type Screener struct {
 	Logger *slog.Logger
 	// Threshold is the default hit threshold (config screening.threshold); 0 is the engine's.
 	Threshold float64
+	// Detached makes the events' first attempts off the caller's path (the API's Screener):
+	// a screening answers without waiting on a receiver.
+	Detached bool
 }
 
 // NewScreener builds a Screener with its own index cache.
@@ -64,8 +67,9 @@ func (s *Screener) Search(ctx context.Context, q scr.Query, lists []store.Screen
 }
 
 // Record completes r with hits (suppressing the customer's remembered false positives),
-// stores it with its alerts, and publishes screening.completed and one
-// screening.alert_raised per new alert. Recording the same r.ID twice stores it once.
+// stores it with its alerts and, in the same transaction, screening.completed and one
+// screening.alert_raised per new alert, then makes the events' first attempts (deliver).
+// Recording the same r.ID twice stores it once.
 func (s *Screener) Record(ctx context.Context, r *store.ScreeningRecord, hits []scr.Hit) error {
 	sup, err := s.Store.Screening.Suppressions(ctx, r.OrgID, r.CustomerID)
 	if err != nil {
@@ -76,29 +80,64 @@ func (s *Screener) Record(ctx context.Context, r *store.ScreeningRecord, hits []
 	if r.HitCount > 0 {
 		r.Status = scr.StatusPotentialMatch
 	}
-	alerts, err := s.Store.Screening.RecordScreening(ctx, r, func(h store.ScreeningHit) string {
+	_, published, err := s.Store.Screening.RecordScreening(ctx, r, func(h store.ScreeningHit) string {
 		return fmt.Sprintf("screening hit: %s matches %s (%s), %.2f", r.FullName, h.Name, h.ListID, h.Score)
-	})
+	}, func(raised []*store.Alert) ([]events.Envelope, error) { return screeningEvents(r, raised) })
 	if err != nil {
 		return err
 	}
-	s.publish(ctx, r, events.ScreeningCompleted, r.ID, map[string]any{
-		"screeningId": r.ID, "customerId": nullable(r.CustomerID), "status": r.Status, "hitCount": r.HitCount})
-	for _, a := range alerts {
-		entity := a.Details["entityId"]
-		s.publish(ctx, r, events.ScreeningAlertRaised, a.ID, map[string]any{
-			"alertId": a.ID, "customerId": nullable(r.CustomerID), "screeningId": r.ID, "entityId": entity, "score": a.Score})
-	}
+	s.deliver(ctx, published)
 	return nil
 }
 
-// publish publishes one event after what it announces is committed; its id derives from
-// the record, so a retried activity publishes it once. A failure is logged, never returned.
-func (s *Screener) publish(ctx context.Context, r *store.ScreeningRecord, name, key string, data map[string]any) {
-	s.publishAt(ctx, r.OrgID, r.CreatedAt, name, key, data)
+// screeningEvents are the events of a recorded screening: screening.completed, and
+// screening.alert_raised per alert it raised; their ids derive from the screening and the
+// alerts, so recording it again writes none twice.
+func screeningEvents(r *store.ScreeningRecord, raised []*store.Alert) ([]events.Envelope, error) {
+	at := r.CreatedAt.UTC().Truncate(time.Millisecond)
+	completed, err := events.NewEnvelope(events.DeriveID(at, r.ID, events.ScreeningCompleted), events.ScreeningCompleted, r.OrgID, at,
+		map[string]any{"screeningId": r.ID, "customerId": nullable(r.CustomerID), "status": r.Status, "hitCount": r.HitCount})
+	if err != nil {
+		return nil, err
+	}
+	out := []events.Envelope{completed}
+	for _, a := range raised {
+		env, err := events.NewEnvelope(events.DeriveID(at, a.ID, events.ScreeningAlertRaised), events.ScreeningAlertRaised, r.OrgID, at,
+			map[string]any{"alertId": a.ID, "customerId": nullable(r.CustomerID), "screeningId": r.ID, "entityId": a.Details["entityId"], "score": a.Score})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, env)
+	}
+	return out, nil
 }
 
-// publishAt publishes one event of an organisation that happened at at.
+// deliver makes the first attempts of committed events: off the request path when the
+// Screener serves the API (Detached), in the activity otherwise. A failure is logged: the
+// events are stored, and the stranded-delivery sweep starts what was not attempted.
+func (s *Screener) deliver(ctx context.Context, published []*store.Published) {
+	if s.Hooks == nil {
+		s.Logger.Warn("screening events stored, their first attempts left to the worker's sweep: no secrets.key")
+		return
+	}
+	run := func(ctx context.Context) {
+		if err := s.Hooks.Deliver(ctx, published...); err != nil {
+			s.Logger.Error("screening events stored, first attempts failed (the sweep retries)", "error", err)
+		}
+	}
+	if !s.Detached {
+		run(ctx)
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		run(ctx)
+	}()
+}
+
+// publishAt publishes one event of an organisation that happened at at (list changes, which
+// are not written with a screening). A failure is logged, never returned.
 func (s *Screener) publishAt(ctx context.Context, orgID string, at time.Time, name, key string, data map[string]any) {
 	if s.Hooks == nil {
 		s.Logger.Warn("screening event not published: no secrets.key", "event", name, "key", key)

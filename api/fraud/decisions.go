@@ -3,7 +3,6 @@ package fraud
 import (
 	"encoding/json"
 	"errors"
-	"github.com/svcplatform/svc/internal/events"
 
 	"github.com/gin-gonic/gin"
 
@@ -149,7 +148,7 @@ func (h *Handler) reviewDecision(c *gin.Context) {
 	if !validation(c, err) {
 		return
 	}
-	d, err := h.Store.Fraud.ReviewDecision(c.Request.Context(), p.OrgID, api.PathID(c), req.To, p.UserID, req.Note)
+	d, announced, err := h.Store.Fraud.ReviewDecision(c.Request.Context(), p.OrgID, api.PathID(c), req.To, p.UserID, req.Note)
 	if conflict(c, err) || !api.Loaded(c, err) {
 		return
 	}
@@ -159,15 +158,8 @@ func (h *Handler) reviewDecision(c *gin.Context) {
 		return
 	}
 	// A person declining a decision held for review is a decline too: subscribers hear it as
-	// fraud.decision.declined, as they hear the rules' own declines.
-	if engine.ReviewStatus(d.ReviewStatus) == engine.ReviewDeclined {
-		go h.publishDecision(p.OrgID, events.FraudDecisionDeclined, d.ID+"/review", d, v.ReasonCodes)
-	}
-	// A person declining a decision held for review is a decline too: subscribers hear it as
-	// fraud.decision.declined, as they hear the rules' own declines.
-	if engine.ReviewStatus(d.ReviewStatus) == engine.ReviewDeclined {
-		go h.publishDecision(p.OrgID, events.FraudDecisionDeclined, d.ID+"/review", d, v.ReasonCodes)
-	}
+	// fraud.decision.declined (written with the review), as they hear the rules' own declines.
+	h.announce(announced)
 	api.OK(c, v)
 }
 

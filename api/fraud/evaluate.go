@@ -2,7 +2,6 @@ package fraud
 
 import (
 	"errors"
-	"github.com/svcplatform/svc/internal/events"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -48,7 +47,7 @@ func (h *Handler) evaluate(kind engine.Kind, persist bool) gin.HandlerFunc {
 		view := newDecisionView(&decided.Decision, decided.Evaluation, decided.Features)
 		view.TimingsMs = map[string]float64{"total": float64(time.Since(start).Microseconds()) / 1000}
 		if persist {
-			h.announce(orgID, &decided.Decision, decided.Evaluation.Live)
+			h.announce(decided.Announced)
 		}
 		if !persist {
 			view.ID = ""
@@ -57,27 +56,13 @@ func (h *Handler) evaluate(kind engine.Kind, persist bool) gin.HandlerFunc {
 	}
 }
 
-// announce publishes fraud.decision.review or fraud.decision.declined off the request path: the
-// decision is committed already, and publishing starts delivery workflows.
-func (h *Handler) announce(orgID string, d *store.FraudDecision, res engine.Result) {
-	name := ""
-	switch {
-	case res.Outcome.RaisesAlert():
-		name = events.FraudDecisionReview
-	case res.Outcome == engine.OutcomeDecline:
-		name = events.FraudDecisionDeclined
-	default:
+// announce makes the first attempts of a decision's event off the request path; the event
+// was written with the decision (store.PublishEventIn), so nothing is lost if this fails.
+func (h *Handler) announce(p *store.Published) {
+	if p == nil {
 		return
 	}
-	go h.publishDecision(orgID, name, d.ID, d, res.ReasonCodes)
-}
-
-// publishDecision publishes a decision event (the catalog's fraudDecisionKeys) under key.
-func (h *Handler) publishDecision(orgID, name, key string, d *store.FraudDecision, reasonCodes []string) {
-	h.publishEvent(orgID, name, key, map[string]any{
-		"decisionId": d.ID, "outcome": d.Outcome, "score": d.Score, "reasonCodes": reasonCodes,
-		"customerId": d.CustomerID, "transactionId": nullable(d.TransactionID), "externalId": nullable(d.ExternalID),
-	})
+	go h.deliver(p)
 }
 
 // validation answers 400 with the parser's field errors and reports whether err was nil.

@@ -16,10 +16,8 @@ import (
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/config"
 	"github.com/svcplatform/svc/internal/auth"
-	"github.com/svcplatform/svc/internal/events"
 	engine "github.com/svcplatform/svc/internal/fraud"
 	"github.com/svcplatform/svc/store"
-	"github.com/svcplatform/svc/workflows"
 )
 
 // Deps are what the fraud API needs.
@@ -128,18 +126,16 @@ func (h *Handler) versionsFor(ctx context.Context, orgID, subject string) (live,
 	return live, shadow, nil
 }
 
-// publishEvent publishes one event of the product with its own deadline. It runs after what it
-// announces is committed, so a failure is logged, never answered.
-func (h *Handler) publishEvent(orgID, name, key string, data map[string]any) {
+// deliver makes the first attempts of a committed event with its own deadline. A failure is
+// logged, never answered: the event is stored, and the stranded-delivery sweep sends it.
+func (h *Handler) deliver(p *store.Published) {
 	if h.hooks == nil {
-		h.Logger.Error("fraud event not published", "event", name, "key", key, "error", h.hooksErr)
+		h.Logger.Warn("fraud event stored, its first attempts left to the worker's sweep", "event", p.Event.Name, "error", h.hooksErr)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	now := h.Now().UTC().Truncate(time.Millisecond)
-	in := workflows.PublishEventInput{EventID: events.DeriveID(now, key, name), Event: name, OrgID: orgID, OccurredAt: now, Data: data}
-	if _, err := h.hooks.PublishEvent(ctx, in); err != nil {
-		h.Logger.Error("publish fraud event", "event", name, "key", key, "error", err)
+	if err := h.hooks.Deliver(ctx, p); err != nil {
+		h.Logger.Error("fraud event stored, first attempts failed (the sweep retries)", "event", p.Event.Name, "error", err)
 	}
 }

@@ -3,7 +3,6 @@ package fraud
 import (
 	"encoding/json"
 	"errors"
-	"github.com/svcplatform/svc/internal/events"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
@@ -217,7 +216,7 @@ func (h *Handler) transition(a engine.Action) gin.HandlerFunc {
 		if !ok {
 			return
 		}
-		v, err := h.Store.Fraud.TransitionVersion(ctx, p.OrgID, api.PathID(c), n, a, p.UserID)
+		v, announced, err := h.Store.Fraud.TransitionVersion(ctx, p.OrgID, api.PathID(c), n, a, p.UserID)
 		switch {
 		case errors.Is(err, engine.ErrFourEyes):
 			api.Fail(c, 422, api.MsgFourEyes)
@@ -228,13 +227,7 @@ func (h *Handler) transition(a engine.Action) gin.HandlerFunc {
 		case conflict(c, err), !api.Loaded(c, err):
 			return
 		}
-		if a == engine.ActionPublish {
-			rs, err := h.Store.Fraud.GetRuleSet(ctx, p.OrgID, v.RuleSetID)
-			if err == nil {
-				go h.publishEvent(p.OrgID, events.FraudRuleSetPublished, rs.ID+"@"+strconv.Itoa(v.Version), map[string]any{
-					"ruleSetId": rs.ID, "version": v.Version, "appliesTo": rs.AppliesTo, "publishedBy": p.UserID})
-			}
-		}
+		h.announce(announced) // fraud.ruleset.published, written with the publication
 		h.answerVersion(c, v, false)
 	}
 }

@@ -46,10 +46,11 @@ func New(d Deps) *Handler {
 	}
 	hooks, err := hookacts.New(d.Config, d.Store, d.Temporal, d.Logger)
 	if err != nil {
-		d.Logger.Warn("screening events will not be published", "error", err)
+		d.Logger.Warn("screening events are stored, and sent by the worker's sweep only", "error", err)
 		hooks = nil
 	}
 	sc := scracts.NewScreener(d.Store, hooks, d.Logger)
+	sc.Detached = true
 	if d.Config != nil {
 		sc.Threshold = d.Config.Screening.Threshold
 	}
