@@ -2635,7 +2635,10 @@ type Case struct {
 	Status            CaseStatus `json:"status"`
 
 	// Summary a machine-written summary (AI automation)
-	Summary   *string   `json:"summary"`
+	Summary *string `json:"summary"`
+
+	// SummaryBy the automation run (aut_) that wrote the summary: set only for a machine-written summary
+	SummaryBy *string   `json:"summaryBy"`
 	Title     string    `json:"title"`
 	UpdatedAt time.Time `json:"updatedAt"`
 }
@@ -2686,7 +2689,10 @@ type CaseDetail struct {
 	Status            CaseDetailStatus `json:"status"`
 
 	// Summary a machine-written summary (AI automation)
-	Summary   *string     `json:"summary"`
+	Summary *string `json:"summary"`
+
+	// SummaryBy the automation run (aut_) that wrote the summary: set only for a machine-written summary
+	SummaryBy *string     `json:"summaryBy"`
 	Timeline  []CaseEntry `json:"timeline"`
 	Title     string      `json:"title"`
 	UpdatedAt time.Time   `json:"updatedAt"`
@@ -6266,7 +6272,7 @@ type ClientInterface interface {
 
 	// SubmitSarFilingWithBody submit a SAR filing to the regulator (a second user, not the drafter)
 	//
-	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 422 sar filing incomplete (details.fieldErrors) while the draft lacks an amount, a currency or a narrative, as a machine draft does until a person edits it; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6275,7 +6281,7 @@ type ClientInterface interface {
 
 	// SubmitSarFiling submit a SAR filing to the regulator (a second user, not the drafter)
 	//
-	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 422 sar filing incomplete (details.fieldErrors) while the draft lacks an amount, a currency or a narrative, as a machine draft does until a person edits it; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8994,7 +9000,7 @@ func (c *Client) UpdateSarFiling(ctx context.Context, id Id, body UpdateSarFilin
 
 // SubmitSarFilingWithBody submit a SAR filing to the regulator (a second user, not the drafter)
 //
-// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 422 sar filing incomplete (details.fieldErrors) while the draft lacks an amount, a currency or a narrative, as a machine draft does until a person edits it; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9013,7 +9019,7 @@ func (c *Client) SubmitSarFilingWithBody(ctx context.Context, id Id, contentType
 
 // SubmitSarFiling submit a SAR filing to the regulator (a second user, not the drafter)
 //
-// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 422 sar filing incomplete (details.fieldErrors) while the draft lacks an amount, a currency or a narrative, as a machine draft does until a person edits it; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -18375,7 +18381,7 @@ type ClientWithResponsesInterface interface {
 
 	// SubmitSarFilingWithBodyWithResponse submit a SAR filing to the regulator (a second user, not the drafter)
 	//
-	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 422 sar filing incomplete (details.fieldErrors) while the draft lacks an amount, a currency or a narrative, as a machine draft does until a person edits it; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18384,7 +18390,7 @@ type ClientWithResponsesInterface interface {
 
 	// SubmitSarFilingWithResponse submit a SAR filing to the regulator (a second user, not the drafter)
 	//
-	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+	// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 422 sar filing incomplete (details.fieldErrors) while the draft lacks an amount, a currency or a narrative, as a machine draft does until a person edits it; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -30229,7 +30235,7 @@ func (c *ClientWithResponses) UpdateSarFilingWithResponse(ctx context.Context, i
 
 // SubmitSarFilingWithBodyWithResponse submit a SAR filing to the regulator (a second user, not the drafter)
 //
-// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 422 sar filing incomplete (details.fieldErrors) while the draft lacks an amount, a currency or a narrative, as a machine draft does until a person edits it; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30244,7 +30250,7 @@ func (c *ClientWithResponses) SubmitSarFilingWithBodyWithResponse(ctx context.Co
 
 // SubmitSarFilingWithResponse submit a SAR filing to the regulator (a second user, not the drafter)
 //
-// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+// 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 422 sar filing incomplete (details.fieldErrors) while the draft lacks an amount, a currency or a narrative, as a machine draft does until a person edits it; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -2164,7 +2164,7 @@ export interface paths {
         put?: never;
         /**
          * submit a SAR filing to the regulator (a second user, not the drafter)
-         * @description 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
+         * @description 422 api_key_not_bound_to_user without an effective user; 422 four-eyes violation: drafter cannot submit for the drafter; 422 sar filing incomplete (details.fieldErrors) while the draft lacks an amount, a currency or a narrative, as a machine draft does until a person edits it; 409 unless in draft. The submission workflow renders the filing (JSON and PDF) and delivers it to cases.regulator_url with retries; sar.submitted, then sar.acknowledged or sar.rejected.
          */
         post: operations["submitSarFiling"];
         delete?: never;
@@ -3386,6 +3386,8 @@ export interface components {
             createdBy: string | null;
             /** @description a machine-written summary (AI automation) */
             summary: string | null;
+            /** @description the automation run (aut_) that wrote the summary: set only for a machine-written summary */
+            summaryBy: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
