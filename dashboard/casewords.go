@@ -14,12 +14,12 @@ import (
 
 // caseWords says why the API refused an action on a case.
 func caseWords(a answer, role string) string {
-	switch msg := a.Message(); {
-	case msg == casewf.ProposerCannotApprove:
+	switch a.Message() {
+	case casewf.ProposerCannotApprove:
 		return "You proposed this closure, so you cannot approve or reject it yourself: another person must decide it (four-eyes rule)."
-	case msg == casewf.OnlyApproversDecide:
+	case casewf.OnlyApproversDecide:
 		return "Only a reviewer or an admin may approve or reject a closure; your role is " + role + ", so you cannot decide it."
-	case msg == casesapi.MsgAlertTaken:
+	case casesapi.MsgAlertTaken:
 		return "One of these alerts is already in another case; open the case without it, or work on that case."
 	}
 	return plainWords(a, role)
@@ -30,6 +30,8 @@ func sarWords(a answer, role string) string {
 	switch msg := a.Message(); {
 	case msg == workflows.FourEyesMessage:
 		return "You drafted this filing, so you cannot submit it yourself: another person must submit it (four-eyes rule)."
+	case msg == casesapi.MsgIncomplete:
+		return "This filing is not complete: its drafter fills in the amount, the currency and the narrative before anyone submits it."
 	case strings.HasPrefix(msg, "state conflict: filing is "):
 		return "This filing is " + strings.TrimSuffix(strings.TrimPrefix(msg, "state conflict: filing is "), " and can no longer change") +
 			" and can no longer change; reload to see it."

@@ -395,9 +395,9 @@ func recordCaseHistories(t *testing.T, tc temporalclient.Client, runs map[string
 	}
 }
 
-// wantOnlySucceededUpdates checks that run id's history holds at least min updates, each
+// wantOnlySucceededUpdates checks that run id's history holds at least atLeast updates, each
 // accepted and completed without failure: a refused Update (its validator said no) is not there.
-func wantOnlySucceededUpdates(t *testing.T, tc temporalclient.Client, id string, min int) {
+func wantOnlySucceededUpdates(t *testing.T, tc temporalclient.Client, id string, atLeast int) {
 	t.Helper()
 	accepted, completed := 0, 0
 	it := tc.GetWorkflowHistory(context.Background(), id, "", false, 0)
@@ -416,7 +416,7 @@ func wantOnlySucceededUpdates(t *testing.T, tc temporalclient.Client, id string,
 			}
 		}
 	}
-	if accepted != completed || accepted < min {
-		t.Errorf("%s: %d updates accepted, %d completed; want equal and at least %d", id, accepted, completed, min)
+	if accepted != completed || accepted < atLeast {
+		t.Errorf("%s: %d updates accepted, %d completed; want equal and at least %d", id, accepted, completed, atLeast)
 	}
 }
