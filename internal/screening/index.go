@@ -144,6 +144,9 @@ func (ix *Index) ListID() string { return ix.listID }
 
 func (ix *Index) prepare(name string, t EntityType) preparedName {
 	toks, abjad := nameTokens(name, t)
+	if t != Person {
+		toks, abjad = ix.dropLegalSlips(toks, abjad)
+	}
 	if len(toks) > 32 {
 		toks, abjad = toks[:32], abjad[:32]
 	}
@@ -158,6 +161,29 @@ func (ix *Index) prepare(name string, t EntityType) preparedName {
 	}
 	p.finish()
 	return p
+}
+
+// dropLegalSlips removes the query tokens that are misspelt legal forms the list never uses
+// ("Golden Star Trading Compnay"): left in, such a token counts as an unmatched name and
+// costs a true match about a third of its score. A name made only of them is kept whole.
+func (ix *Index) dropLegalSlips(toks []string, abjad []bool) ([]string, []bool) {
+	var out []string
+	var outAbjad []bool
+	for k, tok := range toks {
+		if _, known := ix.idf[tok]; !known && misspeltLegalForm(tok) {
+			if out == nil {
+				out, outAbjad = append([]string{}, toks[:k]...), append([]bool{}, abjad[:k]...)
+			}
+			continue
+		}
+		if out != nil {
+			out, outAbjad = append(out, tok), append(outAbjad, abjad[k])
+		}
+	}
+	if len(out) == 0 { // nothing dropped, or nothing else left
+		return toks, abjad
+	}
+	return out, outAbjad
 }
 
 // maxTouched bounds the names a query's keys may bring in; keys are read rarest first, so

@@ -115,3 +115,30 @@ func TestExplanationAndThreshold(t *testing.T) {
 		t.Error("threshold 0.3 finds nothing")
 	}
 }
+
+// A legal form with a slip in it is not an unmatched name, unless the list uses the word.
+func TestMisspeltLegalForm(t *testing.T) {
+	ix := screening.NewIndex("test", []screening.Entity{
+		{ID: "o1", Type: screening.Organization, Name: "Golden Star Trading LLC"},
+		{ID: "o2", Type: screening.Organization, Name: "Lamited Brands Group"},
+		{ID: "o3", Type: screening.Organization, Name: "Brands Group Holding"},
+	})
+	for _, name := range []string{"Golden Star Trading Compnay", "Golden Star Trading Limted", "Golden Star Trading Corporaton", "Golden Star Trading Company"} {
+		h := top(t, ix, screening.Query{Name: name})
+		if h == nil || h.EntityID != "o1" || h.Score < 0.99 {
+			t.Errorf("%q: top hit %+v, want o1 scoring 1", name, h)
+		}
+	}
+	// "lamited" is a word of the list: it identifies o2 and is compared.
+	if h := top(t, ix, screening.Query{Name: "Lamited Brands Group"}); h == nil || h.EntityID != "o2" || h.Score < 0.99 {
+		t.Errorf("Lamited Brands Group: top hit %+v, want o2 scoring 1", h)
+	}
+	// People are not organisations: a person's name keeps every token.
+	if h := top(t, ix, screening.Query{Name: "Golden Star Compnay", Type: screening.Person}); h != nil {
+		t.Errorf("person query: unexpected hit %+v", h)
+	}
+	// A name that is only a slip is kept whole, not emptied.
+	if h := top(t, ix, screening.Query{Name: "Compnay"}); h != nil {
+		t.Errorf("Compnay: unexpected hit %+v", h)
+	}
+}
