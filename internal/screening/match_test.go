@@ -142,3 +142,18 @@ func TestMisspeltLegalForm(t *testing.T) {
 		t.Errorf("Compnay: unexpected hit %+v", h)
 	}
 }
+
+// A name in Persian script reads dad, zal and za as z, as Persian romanisations write them.
+func TestPersianScript(t *testing.T) {
+	ix := screening.NewIndex("test", []screening.Entity{
+		{ID: "p1", Type: screening.Person, Name: "Reza Soleimani"},
+		{ID: "p2", Type: screening.Person, Name: "Ramezan Karimi"},
+		{ID: "p3", Type: screening.Person, Name: "Ramadan Khalil"},
+	})
+	cases := map[string]string{"رضا سلیمانی": "p1", "رمضان کریمی": "p2", "رمضان خليل": "p3"}
+	for name, want := range cases {
+		if h := top(t, ix, screening.Query{Name: name}); h == nil || h.EntityID != want {
+			t.Errorf("%q: top hit %+v, want %s", name, h, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package screening
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -23,6 +24,7 @@ func Normalize(s string) string {
 // abjad (Arabic or Persian script), where short vowels are usually not written.
 func tokenize(s string) ([]string, []bool) {
 	runes := baseRunes(s)
+	persian := slices.ContainsFunc(runes, func(r rune) bool { return strings.ContainsRune(persianLetters, r) })
 	var b strings.Builder
 	b.Grow(len(runes) + 8)
 	space := true // at a word start
@@ -77,6 +79,9 @@ func tokenize(s string) ([]string, []bool) {
 			}
 		} else if t, ok := arabic[r]; ok {
 			inAbjad = true
+			if pv, ok := persianValues[r]; ok && persian {
+				t = pv
+			}
 			put(t)
 		} else if t, ok := latinFold[r]; ok {
 			put(t)

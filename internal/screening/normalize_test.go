@@ -14,6 +14,9 @@ func TestNormalize(t *testing.T) {
 		"Γιώργος Παπαδόπουλος":        "giorgos papadopoulos",
 		"محمد":                         "mhmd",
 		"عبد الله الحسن":               "abd allh al hsn",
+		"رمضان":                        "rmdan",       // Arabic: dad is d
+		"رمضان کریمی":                  "rmzan krimi", // Persian (keheh, farsi yeh): dad is z
+		"رضا سلیمانی":                  "rza slimani",
 		"Straße Müller ØRSTED Łódź":    "strasse muller orsted lodz",
 		"ＦＵＬＬＷＩＤＴＨ Ｎａｍｅ":               "fullwidth name",
 		"Nguyễn Văn An":                "nguyen van an",

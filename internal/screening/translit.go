@@ -39,6 +39,15 @@ var arabic = map[rune]string{
 	'\u0652': "", '\u0670': "a",
 }
 
+// persianValues are the readings Persian and Urdu give to Arabic letters they pronounce
+// otherwise: ذ, ض and ظ are all z (رضا is Reza, رمضان Ramezan), ث is s. They apply to a
+// name written with a letter only Persian or Urdu use (persianLetters); Arabic keeps arabic's.
+var persianValues = map[rune]string{'ذ': "z", 'ض': "z", 'ظ': "z", 'ث': "s"}
+
+// persianLetters are letters of the Persian and Urdu alphabets that Arabic does not use
+// (pe, che, zhe, gaf, keheh, farsi yeh).
+const persianLetters = "پچژگکی"
+
 // arabicGlide are waw and ya: consonants at the start of a word, long vowels elsewhere.
 var arabicGlide = map[rune][2]string{'و': {"w", "u"}, 'ي': {"y", "i"}, 'ی': {"y", "i"}}
 
