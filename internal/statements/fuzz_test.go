@@ -225,3 +225,31 @@ func FuzzCategoryRules(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSniff: the upload's kind detection answers a known kind (with its media type) or
+// unknown for any bytes, and reads only the first SniffLen bytes.
+func FuzzSniff(f *testing.F) {
+	f.Add([]byte("%PDF-1.7\n"))
+	f.Add([]byte("OFXHEADER:100\nDATA:OFXSGML\n"))
+	f.Add([]byte(`<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">`))
+	f.Add([]byte("Date,Amount\n2024-01-02,1.00\n"))
+	f.Add([]byte("\x00\x01binary"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k := statements.Sniff(data)
+		switch k {
+		case statements.KindPDF, statements.KindCSV, statements.KindOFX, statements.KindCAMT:
+			if k.MIME() == "" {
+				t.Fatalf("kind %s without a media type", k)
+			}
+		case statements.KindUnknown:
+		default:
+			t.Fatalf("unknown kind %q", k)
+		}
+		if len(data) >= statements.SniffLen {
+			longer := append(append([]byte{}, data[:statements.SniffLen]...), "trailing bytes, \x00 included"...)
+			if got := statements.Sniff(longer); got != k {
+				t.Fatalf("bytes after the first %d changed the kind: %s then %s", statements.SniffLen, k, got)
+			}
+		}
+	})
+}

@@ -3,6 +3,7 @@ package statements
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -170,10 +171,20 @@ func startOf(st *Statement) time.Time {
 	return time.Time{}
 }
 
-// continuity checks that next follows prev: the same currency, prev's closing balance is
-// next's opening, and next's period starts the day after prev's ends.
+// continuity checks that next follows prev: the same account and currency, prev's closing
+// balance is next's opening, and next's period starts the day after prev's ends.
 func continuity(prev, next *Statement) Check {
 	c := Check{Name: "continuity", OK: true}
+	if a, b := accountKey(prev.Account), accountKey(next.Account); a != "" && b != "" && a != b {
+		c.OK = false
+		c.Message = fmt.Sprintf("the statements are of different accounts (%s, then %s): an analysis is of one account", prev.Account, next.Account)
+		return c
+	}
+	if prev.Currency != "" && next.Currency != "" && prev.Currency != next.Currency {
+		c.OK = false
+		c.Message = fmt.Sprintf("the statements are in different currencies (%s, then %s): an analysis is of one account", prev.Currency, next.Currency)
+		return c
+	}
 	if prev.Closing == nil || next.Opening == nil {
 		c.Skipped = true
 		c.Message = "a balance needed to check continuity is missing"
@@ -193,4 +204,15 @@ func continuity(prev, next *Statement) Check {
 		}
 	}
 	return c
+}
+
+// accountKey is an account number as printed, without spaces, dashes and dots, in upper case,
+// so that "DE89 3704 0044" and "DE8937040044" are one account.
+func accountKey(s string) string {
+	return strings.ToUpper(strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' || r == '.' || r == '\u00a0' {
+			return -1
+		}
+		return r
+	}, s))
 }

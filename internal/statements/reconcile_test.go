@@ -1,6 +1,9 @@
 package statements
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func stmt(open, closing Amount, start, end Date, rows ...Transaction) *Statement {
 	for i := range rows {
@@ -43,6 +46,22 @@ func TestContinuity(t *testing.T) {
 	gap := stmt(100, 50, day(2024, 2, 3), day(2024, 2, 29), row(day(2024, 2, 3), -50, 50, 1))
 	if r := Reconcile([]*Statement{jan, gap}); r.OK || r.Continuity[0].OK {
 		t.Fatalf("missing days 1–2 February: %+v", r.Continuity)
+	}
+	// Statements of two accounts, or in two currencies, are not one account's months, even when
+	// their balances happen to chain; the same account printed with spaces is one account.
+	jan.Account, jan.Currency = "DE89 3704 0044 0532 0130 00", "EUR"
+	other := stmt(100, 50, day(2024, 2, 1), day(2024, 2, 29), row(day(2024, 2, 3), -50, 50, 1))
+	other.Account, other.Currency = "DE44 5001 0517 5407 3249 31", "EUR"
+	if r := Reconcile([]*Statement{jan, other}); r.OK || r.Continuity[0].OK || !strings.Contains(r.Continuity[0].Message, "different accounts") {
+		t.Fatalf("two accounts: %+v", r.Continuity)
+	}
+	other.Account, other.Currency = "DE8937040044-05320130-00", "USD"
+	if r := Reconcile([]*Statement{jan, other}); r.OK || !strings.Contains(r.Continuity[0].Message, "different currencies") {
+		t.Fatalf("two currencies: %+v", r.Continuity)
+	}
+	other.Currency = "EUR"
+	if r := Reconcile([]*Statement{jan, other}); !r.OK {
+		t.Fatalf("one account printed two ways: %+v", r.Continuity)
 	}
 	jump := stmt(120, 70, day(2024, 2, 1), day(2024, 2, 29), row(day(2024, 2, 3), -50, 70, 1))
 	if r := Reconcile([]*Statement{jan, jump}); r.OK || *r.Continuity[0].Expected != 100 || *r.Continuity[0].Actual != 120 {
