@@ -6,6 +6,19 @@
 //	go test ./bench/ -run '^$' -bench WebhookReceivers -benchtime 3x   (1/10/100 subscriptions; receivers at once, slow, failing)
 //	go test ./bench/ -run '^$' -bench 'ExecutionStarts|ExecutionLatency' -benchtime 160x
 //	go test ./bench/ -run '^$' -bench DashboardExecutions -benchtime 300x
+//	go test ./bench/ -run '^$' -bench StatementsTextPDF -benchtime 20x
+//	go test ./bench/ -run '^$' -bench StatementsScannedPDF -benchtime 4x
+//	go test ./bench/ -run '^$' -bench 'DocumentsTextPDF|DocumentsOCRPhoto' -benchtime 20x
+//
+// The products' engines and hot paths have packages of their own, each with its baseline:
+//
+//	go test ./bench/authn/ -run '^$' -bench AuthOverhead -benchtime 1x             (authenticated list / same handler without middleware)
+//	go test ./bench/fraudevaluate/ -run '^$' -bench Evaluate -benchtime 1x        (POST /api/transactions/evaluate / bare parse-and-insert)
+//	go test ./bench/fraudengine/ -run '^$' -bench . -benchtime 3s                 (rule engine per core / the same rules as Go)
+//	go test ./bench/screening/ -run '^$' -bench . -benchtime 2000x                (100k-entity list: in process, through the API, rescreens)
+//	go test ./bench/statementsengine/ -run '^$' -bench . -benchtime 6x            (statement pages per minute, engine alone)
+//
+// Run them one at a time on a quiet machine: with two cores, a concurrent build halves any figure.
 //
 // Each benchmark measures svc's path and, in the same run on the same Temporal server, a
 // baseline (one empty workflow per delivery; the same Execution workflow started with the SDK
