@@ -159,8 +159,20 @@ func field(name, value string) part { return part{name: name, data: []byte(value
 // multipartBody encodes parts in order.
 func multipartBody(t testing.TB, parts ...part) ([]byte, string) {
 	t.Helper()
+	return multipartBodyWith(t, "", parts...)
+}
+
+// multipartBodyWith encodes parts in order with boundary ("" a random one), as a fuzz target's
+// seeds need one boundary for the Content-Type every input is sent with.
+func multipartBodyWith(t testing.TB, boundary string, parts ...part) ([]byte, string) {
+	t.Helper()
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
+	if boundary != "" {
+		if err := w.SetBoundary(boundary); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, p := range parts {
 		hdr := textproto.MIMEHeader{}
 		cd := fmt.Sprintf(`form-data; name=%q`, p.name)
@@ -725,19 +737,8 @@ func FuzzUploadDocument(f *testing.F) {
 	h := newDocumentHarness(f)
 	const boundary = "fuzzboundary"
 	body := func(parts ...part) []byte {
-		var buf bytes.Buffer
-		w := multipart.NewWriter(&buf)
-		_ = w.SetBoundary(boundary)
-		for _, p := range parts {
-			cd := fmt.Sprintf(`form-data; name=%q`, p.name)
-			if p.filename != "" {
-				cd += fmt.Sprintf(`; filename=%q`, p.filename)
-			}
-			pw, _ := w.CreatePart(textproto.MIMEHeader{"Content-Disposition": {cd}})
-			_, _ = pw.Write(p.data)
-		}
-		_ = w.Close()
-		return buf.Bytes()
+		b, _ := multipartBodyWith(f, boundary, parts...)
+		return b
 	}
 	// Small files: the handler looks at the first bytes only, and the fuzzer mutates small
 	// inputs far faster.

@@ -222,3 +222,42 @@ func TestStatementTemplatesAndCategoryRules(t *testing.T) {
 		t.Errorf("another organisation's rules %s", g.Body)
 	}
 }
+
+// FuzzUploadAnalysis: whatever multipart body arrives, the upload answers a refusal (400, 413,
+// 415) or, as this harness has no Temporal, 503, never a 5xx of its own, and keeps nothing.
+func FuzzUploadAnalysis(f *testing.F) {
+	h := apitest.New(f, apitest.Options{Config: func(c *config.Config) { c.Documents.MaxUploadBytes = 1 << 16 }})
+	h.NoRateLimits(h.Org.ID)
+	key := h.Key("analyses:write")
+	const boundary = "fuzzboundary"
+	body := func(parts ...part) []byte {
+		b, _ := multipartBodyWith(f, boundary, parts...)
+		return b
+	}
+	csv := []byte("Date,Description,Amount\n2024-01-02,COFFEE,-3.50\n")
+	ofx := []byte("OFXHEADER:100\nDATA:OFXSGML\n\n<OFX><BANKMSGSRSV1>")
+	for _, seed := range [][]byte{
+		body(part{name: "file", filename: "a.csv", data: csv}),
+		body(part{name: "file", filename: "a.csv", data: csv}, part{name: "file", filename: "b.ofx", data: ofx}, field("externalId", "fuzz-1")),
+		body(field("password", "x"), part{name: "file", filename: "s.pdf", data: []byte("%PDF-1.4\n%%EOF\n")}),
+		body(part{name: "file", filename: "../../x.csv", data: csv[:10]}),
+		body(field("externalRef", "r")),
+		[]byte("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.csv\"\r\n\r\nDate,"),
+		[]byte("not multipart"),
+		{},
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		res := h.With(t).Send(apitest.Request{Method: "POST", Path: "/api/analyses/upload", Key: key, Body: raw,
+			Header: http.Header{"Content-Type": {"multipart/form-data; boundary=" + boundary}}})
+		switch res.Status {
+		case 400, 413, 415, 503:
+		default:
+			t.Fatalf("%q → %d %s", raw, res.Status, res.Body)
+		}
+		if rows, _, _ := h.Store.Statements.ListAnalyses(context.Background(), h.Org.ID, store.CursorPage{Limit: 1}, store.Filter{}); len(rows) != 0 {
+			t.Fatalf("%q left an analysis", raw)
+		}
+	})
+}
