@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/svcplatform/svc/internal/events"
+	"github.com/svcplatform/svc/internal/ids"
 )
 
 // ActivityPublishEvent is the registered name of activities/webhooks.Activities.PublishEvent.
@@ -60,6 +61,16 @@ func EventInput(ctx workflow.Context, orgID, seed, name, key string, data map[st
 	return PublishEventInput{
 		EventID: events.DeriveID(now, seed, key, name), Event: name, OrgID: orgID, OccurredAt: now, Data: data,
 	}
+}
+
+// StableEventInput is EventInput for events published by a local activity: the id derives
+// from seed, key and name alone (with seed's time part, ids.Within), not from workflow.Now,
+// which differs when a workflow task that ran the activity is lost and runs again; the first
+// write of the event wins (its occurredAt included).
+func StableEventInput(ctx workflow.Context, orgID, seed, name, key string, data map[string]any) PublishEventInput {
+	in := EventInput(ctx, orgID, seed, name, key, data)
+	in.EventID = ids.Within(ids.Event, seed, key, name)
+	return in
 }
 
 // BookkeepingRetry is the retry policy of the bookkeeping activities (store writes and their

@@ -53,6 +53,9 @@ type execRun struct {
 	env orch.Env
 	// localBookkeeping runs the bookkeeping as local activities (VersionLocalBookkeeping).
 	localBookkeeping bool
+	// stableIDs: runs of VersionStableIDs name their steps, approvals and events by the
+	// execution and node alone.
+	stableIDs bool
 	// output is the output of the last step that finished.
 	output any
 	// current is the step in progress, for cancellation cleanup.
@@ -83,6 +86,7 @@ func (f *runError) Error() string { return f.msg }
 func (r *execRun) execute(ctx workflow.Context) (ExecutionResult, error) {
 	workflow.SetCurrentDetails(ctx, "Starting")
 	r.localBookkeeping = workflow.GetVersion(ctx, VersionLocalBookkeeping, workflow.DefaultVersion, 1) >= 1
+	r.stableIDs = workflow.GetVersion(ctx, VersionStableIDs, workflow.DefaultVersion, 1) >= 1
 	inputs := r.in.Inputs
 	if inputs == nil {
 		inputs = map[string]any{}
@@ -137,7 +141,7 @@ func (r *execRun) load(ctx workflow.Context) (*orch.Definition, error) {
 // runNode runs one node and returns the id of the next one ("" when the run ends here).
 func (r *execRun) runNode(ctx workflow.Context, node *orch.Node) (string, error) {
 	now := workflow.Now(ctx).UTC()
-	st := &step{id: ids.DeriveFrom(ids.Step, now, r.in.ExecutionID, node.ID), node: node, started: now, attempts: 1}
+	st := &step{id: r.childID(ids.Step, now, node.ID), node: node, started: now, attempts: 1}
 	r.current = st
 	r.env.Now = now
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Running node **%s** (%s), step %s", node.Label(), node.Kind, st.id))
@@ -379,6 +383,24 @@ func (r *execRun) finishExecution(ctx workflow.Context, fin FinishInput) error {
 // keep their regular activities, so their histories replay.
 const VersionLocalBookkeeping = "local-bookkeeping"
 
+// VersionStableIDs names a run's steps, approvals and events by the execution, the node and
+// the event alone, no longer also by the time of the workflow task that reached them. A local
+// activity runs inside the workflow task: when a worker dies after the activity wrote its row
+// but before the task completed, the task runs again later, at another workflow.Now, and the
+// time-derived ids of before named a second step for the same node (refused by the store's
+// unique node index, which failed the execution) and a second approval. Runs recorded before it
+// (DefaultVersion) keep their ids, so their histories and in-flight rows stay consistent.
+const VersionStableIDs = "stable-ids"
+
+// childID is the id of a record of this run named by parts (a node): time-free in runs of
+// VersionStableIDs, else derived from now as before.
+func (r *execRun) childID(p ids.Prefix, now time.Time, parts ...string) string {
+	if r.stableIDs {
+		return ids.Within(p, r.in.ExecutionID, parts...)
+	}
+	return ids.DeriveFrom(p, now, append([]string{r.in.ExecutionID}, parts...)...)
+}
+
 // bookkeeping runs one bookkeeping activity, retried until it succeeds except for errors
 // that retrying cannot mend: a local activity in runs of VersionLocalBookkeeping, a regular
 // one in older runs.
@@ -398,6 +420,9 @@ func (r *execRun) bookkeeping(ctx workflow.Context, summary, activity string, ar
 // the execution, key and name, and its time is the workflow's, so a retried activity
 // publishes the same event.
 func (r *execRun) event(ctx workflow.Context, name, key string, data map[string]any) workflows.PublishEventInput {
+	if r.stableIDs {
+		return workflows.StableEventInput(ctx, r.in.OrgID, r.in.ExecutionID, name, key, data)
+	}
 	return workflows.EventInput(ctx, r.in.OrgID, r.in.ExecutionID, name, key, data)
 }
 

@@ -31,7 +31,7 @@ func (r *execRun) awaitApproval(ctx workflow.Context, st *step, a orch.AwaitAppr
 	}
 	now := workflow.Now(ctx).UTC()
 	ap := &approval{
-		id: ids.DeriveFrom(ids.Approval, now, r.in.ExecutionID, st.node.ID), stepID: st.id, nodeID: st.node.ID,
+		id: r.childID(ids.Approval, now, st.node.ID), stepID: st.id, nodeID: st.node.ID,
 		assignTo: a.AssignTo, status: orch.ApprovalPending,
 	}
 	rec := ApprovalRecord{

@@ -34,44 +34,54 @@ import (
 const historyDir = "testdata"
 
 // recordTag names the histories TestRecordExecutionHistories records now: runs of
-// VersionLocalBookkeeping (execution_local_bookkeeping_<scenario>.json). The untagged files are
-// runs recorded before it (regular bookkeeping activities) and stay, so both keep replaying.
-const recordTag = "local_bookkeeping_"
+// VersionStableIDs (execution_stable_ids_<scenario>.json). The files of earlier versions stay,
+// so every version keeps replaying: untagged ones are runs with regular bookkeeping activities,
+// local_bookkeeping_ ones runs of VersionLocalBookkeeping whose ids still carried the time.
+const recordTag = "stable_ids_"
+
+// localTag names the histories of VersionLocalBookkeeping recorded before VersionStableIDs.
+const localTag = "local_bookkeeping_"
 
 func TestExecutionReplay(t *testing.T) {
-	// Record them with TestRecordExecutionHistories: 8 scenarios before VersionLocalBookkeeping, 8 of it.
-	workflowtest.ReplayHistories(t, historyDir, "execution_*.json", 16, func(r worker.WorkflowReplayer) {
+	// Record them with TestRecordExecutionHistories: 8 scenarios of each of the three versions.
+	workflowtest.ReplayHistories(t, historyDir, "execution_*.json", 24, func(r worker.WorkflowReplayer) {
 		r.RegisterWorkflowWithOptions(Execution, workflow.RegisterOptions{Name: ExecutionWorkflowName})
 	})
 }
 
-// TestRecordedHistoriesOfLocalBookkeeping checks that the histories recorded since
-// VersionLocalBookkeeping are runs of it: the version's marker, and no bookkeeping scheduled as a
-// regular activity; and that those from before it have neither.
+// TestRecordedHistoriesOfLocalBookkeeping checks that each recorded history is a run of the
+// version its name says: untagged ones have no version marker and schedule their bookkeeping as
+// regular activities; local_bookkeeping_ ones have VersionLocalBookkeeping's marker only;
+// stable_ids_ ones both markers; neither of the latter schedules bookkeeping as an activity.
 func TestRecordedHistoriesOfLocalBookkeeping(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(historyDir, "execution_*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tagged int
+	marker := func(raw []byte, change string) bool {
+		// The Version marker's change id, a JSON string payload, base64 in the history's JSON.
+		return strings.Contains(string(raw), base64.StdEncoding.EncodeToString([]byte(`"`+change+`"`)))
+	}
+	count := map[string]int{}
 	for _, file := range files {
 		raw, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		local := strings.HasPrefix(filepath.Base(file), "execution_"+recordTag)
-		if local {
-			tagged++
-		}
-		// The Version marker's change id, a JSON string payload, base64 in the history's JSON.
-		marked := strings.Contains(string(raw), base64.StdEncoding.EncodeToString([]byte(`"`+VersionLocalBookkeeping+`"`)))
+		base := filepath.Base(file)
+		local := strings.HasPrefix(base, "execution_"+localTag)
+		stable := strings.HasPrefix(base, "execution_"+recordTag)
+		count[fmt.Sprint(local, stable)]++
 		scheduled := strings.Contains(string(raw), `"name": "`+ActivityMarkRunning+`"`)
-		if marked != local || scheduled == local {
-			t.Errorf("%s: version marker %v, MarkRunning scheduled as an activity %v", file, marked, scheduled)
+		if marker(raw, VersionLocalBookkeeping) != (local || stable) || marker(raw, VersionStableIDs) != stable || scheduled == (local || stable) {
+			t.Errorf("%s: markers local %v stable %v, MarkRunning scheduled as an activity %v", file,
+				marker(raw, VersionLocalBookkeeping), marker(raw, VersionStableIDs), scheduled)
 		}
 	}
-	if tagged < 8 {
-		t.Errorf("%d histories of local bookkeeping recorded, want 8", tagged)
+	for _, v := range []string{"false false", "true false", "false true"} {
+		if count[v] < 8 {
+			t.Errorf("%d histories recorded of version (local, stable) = %s, want 8", count[v], v)
+		}
 	}
 }
 
