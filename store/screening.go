@@ -95,17 +95,28 @@ func (ScreeningRecord) TableName() string { return "screenings" }
 // ErrListUnchanged is returned when a new version would hold the same content as the current one.
 var ErrListUnchanged = errors.New("list content unchanged")
 
-// CreateList stores a new list with its first version.
-func (s *Screening) CreateList(ctx context.Context, l *ScreeningList, entities []screening.Entity) error {
+// CreateList stores a new list with its first version; announce also writes that version's
+// screening.list_updated events (a refreshed source's first version), returned to deliver.
+func (s *Screening) CreateList(ctx context.Context, l *ScreeningList, entities []screening.Entity, announce bool) ([]*Published, error) {
 	l.Version, l.ContentHash, l.EntityCount = 1, screening.Hash(entities), len(entities)
 	v := &ScreeningListVersion{ListID: l.ID, Version: 1, OrgID: l.OrgID, ContentHash: l.ContentHash, Entities: entities,
 		Delta: screening.Diff(nil, entities), CreatedAt: l.CreatedAt}
-	return s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	var published []*Published
+	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(l).Error; err != nil {
 			return err
 		}
-		return tx.Create(v).Error
+		if err := tx.Create(v).Error; err != nil {
+			return err
+		}
+		if !announce {
+			return nil
+		}
+		var err error
+		published, err = announceListVersion(tx, l, v)
+		return err
 	})
+	return published, err
 }
 
 // PlatformOrg is the organisation of the platform's lists (config screening.sources): every

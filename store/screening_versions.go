@@ -18,11 +18,13 @@ var ErrListChangedMeanwhile = errors.New("list changed meanwhile; try again")
 // NewVersion stores entities as the next version of list l, with its delta to the version
 // in service, unless the content is the same: then only the list's last refresh moves and
 // changed is false. The write is conditional on the version read, in one transaction, so
-// two writers never both make version n+1. l is updated to what was stored.
-func (s *Screening) NewVersion(ctx context.Context, l *ScreeningList, entities []screening.Entity, now time.Time) (v *ScreeningListVersion, changed bool, err error) {
+// two writers never both make version n+1. l is updated to what was stored. A new version is
+// stored with its screening.list_updated events (returned, their first attempts to make).
+func (s *Screening) NewVersion(ctx context.Context, l *ScreeningList, entities []screening.Entity, now time.Time) (v *ScreeningListVersion, changed bool, published []*Published, err error) {
 	hash := screening.Hash(entities)
 	now = now.UTC()
 	err = s.Tx(ctx, func(tx *gorm.DB) error {
+		published = nil
 		var cur ScreeningListVersion
 		if err := tx.Where("org_id = ? AND list_id = ? AND version = ?", l.OrgID, l.ID, l.Version).Take(&cur).Error; err != nil {
 			return NotFound(err)
@@ -46,9 +48,11 @@ func (s *Screening) NewVersion(ctx context.Context, l *ScreeningList, entities [
 		}
 		l.Version, l.ContentHash, l.EntityCount, l.RefreshedAt = next.Version, hash, len(entities), now
 		v, changed = next, true
-		return nil
+		var err error
+		published, err = announceListVersion(tx, l, next)
+		return err
 	})
-	return v, changed, err
+	return v, changed, published, err
 }
 
 // SourcedList loads the platform list kept from the configured source name, ErrNotFound

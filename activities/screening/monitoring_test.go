@@ -79,6 +79,12 @@ func TestRefreshStoresNewVersionsOnlyOnChange(t *testing.T) {
 		hs := httptest.NewServer(srv)
 		defer hs.Close()
 		_, acts := env(st)
+		// Two organisations hear of a platform list's versions.
+		for _, name := range []string{"acme", "globex"} {
+			if _, err := st.Orgs.Create(ctx, name); err != nil {
+				t.Fatal(err)
+			}
+		}
 		src := "os-test|opensanctions|" + hs.URL + "/targets.simple.csv"
 		at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -115,6 +121,12 @@ func TestRefreshStoresNewVersionsOnlyOnChange(t *testing.T) {
 		l, err := st.Screening.SourcedList(ctx, "os-test")
 		if err != nil || l.Version != 2 || l.EntityCount != 200 {
 			t.Fatalf("list after failed refreshes = %+v, %v; want version 2 in service", l, err)
+		}
+		// Each stored version's screening.list_updated was written with it, once per organisation;
+		// the unchanged and the failed refreshes wrote none.
+		var n int64
+		if err := st.DB.Model(&store.Event{}).Where("name = ?", "screening.list_updated").Count(&n).Error; err != nil || n != 4 {
+			t.Errorf("%d screening.list_updated events stored, want 2 versions × 2 organisations: %v", n, err)
 		}
 	})
 }

@@ -37,8 +37,8 @@ func malformed(format string, args ...any) error {
 }
 
 // RefreshList reads one configured source, parses it and stores a new version of its
-// platform list when the content changed, publishing screening.list_updated to every
-// organisation. A file that does not parse, is empty or lost more than half the list fails
+// platform list when the content changed, with screening.list_updated to every organisation
+// written in the same transaction. A file that does not parse, is empty or lost more than half the list fails
 // with ErrTypeMalformedList and the version in service stays.
 func (a *Activities) RefreshList(ctx context.Context, in scrwf.RefreshListInput) (scrwf.RefreshListResult, error) {
 	src, err := scr.ParseSource(in.Source)
@@ -56,12 +56,12 @@ func (a *Activities) RefreshList(ctx context.Context, in scrwf.RefreshListInput)
 	if errors.Is(err, store.ErrNotFound) {
 		l = &store.ScreeningList{ID: ids.DeriveFrom(ids.List, in.At, "source", src.Name), OrgID: store.PlatformOrg, Name: src.Name,
 			Kind: string(src.Format), CreatedAt: in.At.UTC(), RefreshedAt: in.At.UTC()}
-		if err := a.Store.Screening.CreateList(ctx, l, entities); err != nil {
+		published, err := a.Store.Screening.CreateList(ctx, l, entities, true)
+		if err != nil {
 			return scrwf.RefreshListResult{}, err
 		}
-		res := scrwf.RefreshListResult{ListID: l.ID, Name: l.Name, Version: 1, Changed: true, Entities: len(entities), Added: len(entities)}
-		a.PublishListUpdated(ctx, l.OrgID, l.ID, 1, scr.Diff(nil, entities), in.At)
-		return res, nil
+		a.Deliver(ctx, published)
+		return scrwf.RefreshListResult{ListID: l.ID, Name: l.Name, Version: 1, Changed: true, Entities: len(entities), Added: len(entities)}, nil
 	}
 	if err != nil {
 		return scrwf.RefreshListResult{}, err
@@ -70,14 +70,14 @@ func (a *Activities) RefreshList(ctx context.Context, in scrwf.RefreshListInput)
 		return scrwf.RefreshListResult{}, malformed("list %s: %d entities where version %d has %d (truncated file?); version %d stays in service",
 			src.Name, len(entities), l.Version, l.EntityCount, l.Version)
 	}
-	v, changed, err := a.Store.Screening.NewVersion(ctx, l, entities, in.At)
+	v, changed, published, err := a.Store.Screening.NewVersion(ctx, l, entities, in.At)
 	if err != nil {
 		return scrwf.RefreshListResult{}, err
 	}
 	res := scrwf.RefreshListResult{ListID: l.ID, Name: l.Name, Version: l.Version, Changed: changed, Entities: l.EntityCount}
 	if changed {
 		res.Added, res.Updated, res.Removed = len(v.Delta.Added), len(v.Delta.Changed), len(v.Delta.Removed)
-		a.PublishListUpdated(ctx, l.OrgID, l.ID, l.Version, v.Delta, in.At)
+		a.Deliver(ctx, published)
 	}
 	return res, nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/svcplatform/svc/internal/events"
 	scr "github.com/svcplatform/svc/internal/screening"
 	"github.com/svcplatform/svc/store"
-	"github.com/svcplatform/svc/workflows"
 )
 
 // Screener screens parties against list versions and records the result: the one path of
@@ -68,7 +67,7 @@ func (s *Screener) Search(ctx context.Context, q scr.Query, lists []store.Screen
 
 // Record completes r with hits (suppressing the customer's remembered false positives),
 // stores it with its alerts and, in the same transaction, screening.completed and one
-// screening.alert_raised per new alert, then makes the events' first attempts (deliver).
+// screening.alert_raised per new alert, then makes the events' first attempts (Deliver).
 // Recording the same r.ID twice stores it once.
 func (s *Screener) Record(ctx context.Context, r *store.ScreeningRecord, hits []scr.Hit) error {
 	sup, err := s.Store.Screening.Suppressions(ctx, r.OrgID, r.CustomerID)
@@ -86,7 +85,7 @@ func (s *Screener) Record(ctx context.Context, r *store.ScreeningRecord, hits []
 	if err != nil {
 		return err
 	}
-	s.deliver(ctx, published)
+	s.Deliver(ctx, published)
 	return nil
 }
 
@@ -112,10 +111,10 @@ func screeningEvents(r *store.ScreeningRecord, raised []*store.Alert) ([]events.
 	return out, nil
 }
 
-// deliver makes the first attempts of committed events: off the request path when the
+// Deliver makes the first attempts of committed events: off the request path when the
 // Screener serves the API (Detached), in the activity otherwise. A failure is logged: the
 // events are stored, and the stranded-delivery sweep starts what was not attempted.
-func (s *Screener) deliver(ctx context.Context, published []*store.Published) {
+func (s *Screener) Deliver(ctx context.Context, published []*store.Published) {
 	if s.Hooks == nil {
 		s.Logger.Warn("screening events stored, their first attempts left to the worker's sweep: no secrets.key")
 		return
@@ -134,20 +133,6 @@ func (s *Screener) deliver(ctx context.Context, published []*store.Published) {
 		defer cancel()
 		run(ctx)
 	}()
-}
-
-// publishAt publishes one event of an organisation that happened at at (list changes, which
-// are not written with a screening). A failure is logged, never returned.
-func (s *Screener) publishAt(ctx context.Context, orgID string, at time.Time, name, key string, data map[string]any) {
-	if s.Hooks == nil {
-		s.Logger.Warn("screening event not published: no secrets.key", "event", name, "key", key)
-		return
-	}
-	at = at.UTC().Truncate(time.Millisecond)
-	in := workflows.PublishEventInput{EventID: events.DeriveID(at, key, name), Event: name, OrgID: orgID, OccurredAt: at, Data: data}
-	if _, err := s.Hooks.PublishEvent(ctx, in); err != nil {
-		s.Logger.Error("publish screening event", "event", name, "key", key, "error", err)
-	}
 }
 
 func nullable(s string) any {
@@ -173,19 +158,3 @@ func (s *Screener) DefaultThreshold(ctx context.Context, orgID string) (float64,
 	return scr.DefaultThreshold, nil
 }
 
-// PublishListUpdated publishes screening.list_updated for a new list version to the list's
-// organisation, or to every organisation for a platform list.
-func (s *Screener) PublishListUpdated(ctx context.Context, orgID, listID string, version int, d scr.Delta, at time.Time) {
-	orgs := []string{orgID}
-	if orgID == store.PlatformOrg {
-		var err error
-		if orgs, err = s.Store.Screening.OrgIDs(ctx); err != nil {
-			s.Logger.Error("screening.list_updated not published", "list", listID, "error", err)
-			return
-		}
-	}
-	data := map[string]any{"listId": listID, "version": version, "added": len(d.Added), "changed": len(d.Changed), "removed": len(d.Removed)}
-	for _, org := range orgs {
-		s.publishAt(ctx, org, at, events.ScreeningListUpdated, fmt.Sprintf("%s@%d", listID, version), data)
-	}
-}

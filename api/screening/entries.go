@@ -151,7 +151,7 @@ func readFileField(c *gin.Context) ([]byte, bool) {
 func (h *Handler) storeVersion(c *gin.Context, l *store.ScreeningList, entities []scr.Entity) {
 	ctx := c.Request.Context()
 	api.AuditResource(c, l.ID)
-	v, changed, err := h.Store.Screening.NewVersion(ctx, l, entities, h.Now())
+	v, changed, published, err := h.Store.Screening.NewVersion(ctx, l, entities, h.Now())
 	if errors.Is(err, store.ErrListChangedMeanwhile) {
 		api.Fail(c, http.StatusConflict, err.Error())
 		return
@@ -161,15 +161,16 @@ func (h *Handler) storeVersion(c *gin.Context, l *store.ScreeningList, entities 
 		return
 	}
 	if changed {
-		h.listChanged(c, l, v)
+		h.listChanged(c, l, v, published)
 	}
 	api.OK(c, newListView(l))
 }
 
-// listChanged announces a new organisation list version and starts its rescreen. Both run
-// after the version is committed: a failure is logged, and the next change rescreens again.
-func (h *Handler) listChanged(c *gin.Context, l *store.ScreeningList, v *store.ScreeningListVersion) {
-	h.screener.PublishListUpdated(c.Request.Context(), l.OrgID, l.ID, l.Version, v.Delta, v.CreatedAt)
+// listChanged delivers a new organisation list version's screening.list_updated (written with
+// the version) and starts its rescreen. Both run after the version is committed: a failed
+// rescreen start is logged, and the next change rescreens again.
+func (h *Handler) listChanged(c *gin.Context, l *store.ScreeningList, v *store.ScreeningListVersion, published []*store.Published) {
+	h.screener.Deliver(c.Request.Context(), published)
 	if h.Temporal == nil {
 		h.Logger.Warn("screening rescreen not started: no Temporal client", "list", l.ID, "version", l.Version)
 		return

@@ -126,7 +126,7 @@ func (h *Handler) createList(c *gin.Context) {
 	now := h.Now().UTC()
 	l := &store.ScreeningList{ID: ids.New(ids.List), OrgID: api.PrincipalOf(c).OrgID, Name: req.Name, Kind: scr.KindOrganisation,
 		CreatedAt: now, RefreshedAt: now}
-	if err := h.Store.Screening.CreateList(c.Request.Context(), l, entities); err != nil {
+	if _, err := h.Store.Screening.CreateList(c.Request.Context(), l, entities, false); err != nil {
 		api.Internal(c, err)
 		return
 	}

@@ -27,7 +27,7 @@ func BenchmarkScreeningAPI100k(b *testing.B) {
 	l := fixtures.Generate(42, benchEntities)
 	list := &store.ScreeningList{ID: ids.New(ids.List), OrgID: h.Org.ID, Name: "bench", Kind: screening.KindOrganisation,
 		CreatedAt: time.Now().UTC(), RefreshedAt: time.Now().UTC()}
-	if err := h.Store.Screening.CreateList(context.Background(), list, l.Entities); err != nil {
+	if _, err := h.Store.Screening.CreateList(context.Background(), list, l.Entities, false); err != nil {
 		b.Fatal(err)
 	}
 	body := func(q screening.Query) map[string]any {
