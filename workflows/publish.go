@@ -63,6 +63,28 @@ func EventInput(ctx workflow.Context, orgID, seed, name, key string, data map[st
 	}
 }
 
+// VersionStableIDs is the workflow.GetVersion change of every workflow whose bookkeeping runs
+// as local activities: from it on, the records and events those activities write are named
+// without workflow.Now. A local activity runs inside its workflow task; when a worker dies after
+// the activity wrote but before the task completed, the task runs again at another
+// workflow.Now, and a time-derived id named a second record or event for the same thing. Runs
+// recorded before it keep their ids (DefaultVersion), so their histories replay unchanged.
+const VersionStableIDs = "stable-ids"
+
+// StableIDs reports whether this run names its records and events without workflow.Now
+// (VersionStableIDs); call it once, before the run's first bookkeeping.
+func StableIDs(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, VersionStableIDs, workflow.DefaultVersion, 1) >= 1
+}
+
+// RunEventInput is StableEventInput in runs of VersionStableIDs and EventInput before.
+func RunEventInput(ctx workflow.Context, stable bool, orgID, seed, name, key string, data map[string]any) PublishEventInput {
+	if stable {
+		return StableEventInput(ctx, orgID, seed, name, key, data)
+	}
+	return EventInput(ctx, orgID, seed, name, key, data)
+}
+
 // StableEventInput is EventInput for events published by a local activity: the id derives
 // from seed, key and name alone (with seed's time part, ids.Within), not from workflow.Now,
 // which differs when a workflow task that ran the activity is lost and runs again; the first

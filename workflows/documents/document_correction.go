@@ -13,7 +13,7 @@ import (
 // with the actor. A document that has moved on meanwhile (another correction) is refused with
 // the SPEC 3.5 conflict, which the API answers as 409.
 func DocumentCorrection(ctx workflow.Context, in CorrectionInput) error {
-	rec := CorrectionRecord{Correction: in, Event: workflows.EventInput(ctx, in.OrgID, in.ExtractionID, events.ExtractionCorrected, "corrected",
+	rec := CorrectionRecord{Correction: in, Event: workflows.RunEventInput(ctx, workflows.StableIDs(ctx), in.OrgID, in.ExtractionID, events.ExtractionCorrected, "corrected",
 		map[string]any{
 			"documentId": in.DocumentID, "extractionId": in.ExtractionID,
 			"actorUserId": in.ActorUserID, "previousExtractionId": in.PreviousExtractionID,

@@ -47,7 +47,7 @@ import (
 // embedded stack (bench/documents_test.go). They are retried alike and show in the history
 // as markers.
 func DocumentPipeline(ctx workflow.Context, in DocumentInput) (DocumentResult, error) {
-	r := &docRun{in: in, status: docintel.StatusUploaded}
+	r := &docRun{in: in, status: docintel.StatusUploaded, stableIDs: workflows.StableIDs(ctx)}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDocumentPassword, r.retryPassword,
 		workflow.UpdateHandlerOptions{Validator: r.validatePassword, Description: "try the password the API stored for the document"}); err != nil {
 		return DocumentResult{}, err
@@ -72,6 +72,8 @@ type docRun struct {
 	retries   int
 	inspected int
 	done      bool
+	// stableIDs: a run of workflows.VersionStableIDs names its extraction and events without workflow.Now.
+	stableIDs bool
 }
 
 // stageError ends a document as failed in a stage, with a message safe to show.
@@ -217,6 +219,9 @@ func (r *docRun) recordClassification(ctx workflow.Context, c docintel.Classific
 func (r *docRun) finish(ctx workflow.Context, x *docintel.Extraction, d *docintel.Decision) (DocumentResult, error) {
 	now := workflow.Now(ctx).UTC()
 	extID := ids.DeriveFrom(ids.Extraction, now, r.in.DocumentID, "pipeline")
+	if r.stableIDs {
+		extID = ids.Within(ids.Extraction, r.in.DocumentID, "pipeline")
+	}
 	var ev workflows.PublishEventInput
 	if d.Status == docintel.StatusExtracted {
 		//workflowcheck:ignore (Values builds a map: iteration order cannot show)
@@ -292,7 +297,7 @@ func (r *docRun) failure(ctx workflow.Context, err error) *stageError {
 // event prepares one event for a bookkeeping activity: its evt_ id derives from the document,
 // key and name, and its time is the workflow's, so a retried activity publishes the same event.
 func (r *docRun) event(ctx workflow.Context, name, key string, data map[string]any) workflows.PublishEventInput {
-	return workflows.EventInput(ctx, r.in.OrgID, r.in.DocumentID, name, key, data)
+	return workflows.RunEventInput(ctx, r.stableIDs, r.in.OrgID, r.in.DocumentID, name, key, data)
 }
 
 // stageCtx sets the options of a stage run as a regular activity (inspect, text).

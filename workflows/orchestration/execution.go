@@ -86,7 +86,7 @@ func (f *runError) Error() string { return f.msg }
 func (r *execRun) execute(ctx workflow.Context) (ExecutionResult, error) {
 	workflow.SetCurrentDetails(ctx, "Starting")
 	r.localBookkeeping = workflow.GetVersion(ctx, VersionLocalBookkeeping, workflow.DefaultVersion, 1) >= 1
-	r.stableIDs = workflow.GetVersion(ctx, VersionStableIDs, workflow.DefaultVersion, 1) >= 1
+	r.stableIDs = workflows.StableIDs(ctx)
 	inputs := r.in.Inputs
 	if inputs == nil {
 		inputs = map[string]any{}
@@ -383,14 +383,12 @@ func (r *execRun) finishExecution(ctx workflow.Context, fin FinishInput) error {
 // keep their regular activities, so their histories replay.
 const VersionLocalBookkeeping = "local-bookkeeping"
 
-// VersionStableIDs names a run's steps, approvals and events by the execution, the node and
-// the event alone, no longer also by the time of the workflow task that reached them. A local
-// activity runs inside the workflow task: when a worker dies after the activity wrote its row
-// but before the task completed, the task runs again later, at another workflow.Now, and the
-// time-derived ids of before named a second step for the same node (refused by the store's
-// unique node index, which failed the execution) and a second approval. Runs recorded before it
-// (DefaultVersion) keep their ids, so their histories and in-flight rows stay consistent.
-const VersionStableIDs = "stable-ids"
+// VersionStableIDs (workflows.VersionStableIDs) names a run's steps, approvals and events by the
+// execution, the node and the event alone, no longer also by the time of the workflow task
+// that reached them: the time-derived step id of a local activity re-run after a lost workflow
+// task named a second step for the node, which the store's unique node index refused, failing
+// the execution.
+const VersionStableIDs = workflows.VersionStableIDs
 
 // childID is the id of a record of this run named by parts (a node): time-free in runs of
 // VersionStableIDs, else derived from now as before.
@@ -420,10 +418,7 @@ func (r *execRun) bookkeeping(ctx workflow.Context, summary, activity string, ar
 // the execution, key and name, and its time is the workflow's, so a retried activity
 // publishes the same event.
 func (r *execRun) event(ctx workflow.Context, name, key string, data map[string]any) workflows.PublishEventInput {
-	if r.stableIDs {
-		return workflows.StableEventInput(ctx, r.in.OrgID, r.in.ExecutionID, name, key, data)
-	}
-	return workflows.EventInput(ctx, r.in.OrgID, r.in.ExecutionID, name, key, data)
+	return workflows.RunEventInput(ctx, r.stableIDs, r.in.OrgID, r.in.ExecutionID, name, key, data)
 }
 
 // httpAttempts is how many attempts an http node made before err.

@@ -14,7 +14,7 @@ import (
 // correction) is refused with the SPEC 3.5 conflict, which the API answers as 409; a
 // correction naming no transaction is refused as InvalidArgument (400).
 func AnalysisCorrection(ctx workflow.Context, in CorrectionInput) error {
-	rec := CorrectionRecord{Correction: in, Event: workflows.EventInput(ctx, in.OrgID, CorrectionWorkflowID(in.AnalysisID, in.PreviousVersion),
+	rec := CorrectionRecord{Correction: in, Event: workflows.RunEventInput(ctx, workflows.StableIDs(ctx), in.OrgID, CorrectionWorkflowID(in.AnalysisID, in.PreviousVersion),
 		events.AnalysisCorrected, "corrected", map[string]any{
 			"analysisId": in.AnalysisID, "version": in.PreviousVersion + 1, "previousVersion": in.PreviousVersion, "actorUserId": in.ActorUserID,
 		})}

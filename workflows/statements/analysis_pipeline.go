@@ -37,7 +37,7 @@ import (
 // Any stage failure ends the analysis failed with analysis.failed {errorMessage, stage};
 // the run then fails too (ErrTypeAnalysisFailed). The password is never in the history.
 func AnalysisPipeline(ctx workflow.Context, in AnalysisInput) (AnalysisResult, error) {
-	r := &anaRun{in: in, status: stmt.StatusUploaded}
+	r := &anaRun{in: in, status: stmt.StatusUploaded, stableIDs: workflows.StableIDs(ctx)}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAnalysisPassword, r.retryPassword,
 		workflow.UpdateHandlerOptions{Validator: r.validatePassword, Description: "try the password the API stored for the analysis"}); err != nil {
 		return AnalysisResult{}, err
@@ -50,6 +50,8 @@ func AnalysisPipeline(ctx workflow.Context, in AnalysisInput) (AnalysisResult, e
 
 // anaRun is the state of one pipeline run (as docRun of the documents pipeline).
 type anaRun struct {
+	// stableIDs: a run of workflows.VersionStableIDs names its events without workflow.Now.
+	stableIDs bool
 	in        AnalysisInput
 	status    stmt.Status
 	stage     stmt.Stage
@@ -243,5 +245,5 @@ func (r *anaRun) failure(ctx workflow.Context, err error) *stageError {
 // event prepares one event for a bookkeeping activity: its evt_ id derives from the
 // analysis, key and name, and its time is the workflow's, so a retry publishes the same event.
 func (r *anaRun) event(ctx workflow.Context, name, key string, data map[string]any) workflows.PublishEventInput {
-	return workflows.EventInput(ctx, r.in.OrgID, r.in.AnalysisID, name, key, data)
+	return workflows.RunEventInput(ctx, r.stableIDs, r.in.OrgID, r.in.AnalysisID, name, key, data)
 }
