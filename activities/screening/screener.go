@@ -157,4 +157,3 @@ func (s *Screener) DefaultThreshold(ctx context.Context, orgID string) (float64,
 	}
 	return scr.DefaultThreshold, nil
 }
-
