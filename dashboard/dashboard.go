@@ -35,6 +35,8 @@ type Deps struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Dev marks svc dev (plain HTTP on loopback): only there are the cookies not Secure.
+	Dev bool
 }
 
 // Dashboard serves the pages.

@@ -109,6 +109,10 @@ func TestDashboardSignInPagesAndSignOut(t *testing.T) {
 		login.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("login page: %d CSP %q cache %q", login.Status, csp, login.Header.Get("Cache-Control"))
 	}
+	// The sign-in form's token cookie is Secure like the session's (outside svc dev), HttpOnly and strict.
+	if c := login.Header.Get("Set-Cookie"); !strings.Contains(c, "Secure") || !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Strict") {
+		t.Fatalf("sign-in CSRF cookie %q", c)
+	}
 	// The sign-in form's token is bound to the browser's cookie: a form without it is refused.
 	forged := b.do("POST", "/dashboard/login", url.Values{"csrf": {"forged"}, "email": {"ada@example.com"}, "password": {"correct horse battery"}})
 	if forged.Status != http.StatusForbidden {

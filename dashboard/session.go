@@ -110,10 +110,10 @@ func (d *Dashboard) logout(q *request) {
 	q.redirect(Prefix + "/login?signedout=1")
 }
 
-// secureCookies mirrors the session cookie's Secure flag: set unless the API is on plain HTTP
-// under svc dev.
+// secureCookies mirrors the session cookie's Secure flag (api/accounts): set outside svc dev,
+// and under svc dev too when it is served over TLS.
 func (d *Dashboard) secureCookies(r *http.Request) bool {
-	return r.TLS != nil || strings.HasPrefix(d.Config.BaseURL(), "https://")
+	return !d.Dev || r.TLS != nil || strings.HasPrefix(d.Config.BaseURL(), "https://")
 }
 
 // safeNext is where to go after sign-in: a dashboard path, never another site.

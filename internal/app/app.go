@@ -121,7 +121,7 @@ func (a *App) API() *api.Server {
 		}
 	}
 	srv := api.New(deps, products.All(deps)...)
-	srv.Mount(dashboard.Prefix, dashboard.New(dashboard.Deps{API: srv.Handler(), Store: a.Store, Config: a.Config, Logger: a.Logger}))
+	srv.Mount(dashboard.Prefix, dashboard.New(dashboard.Deps{API: srv.Handler(), Store: a.Store, Config: a.Config, Logger: a.Logger, Dev: a.dev}))
 	return srv
 }
 
