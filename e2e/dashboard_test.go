@@ -180,9 +180,22 @@ func TestDashboardInABrowser(t *testing.T) {
 		if got := b.text(".refusal"); !strings.Contains(got, "email or password is wrong") || b.status != 401 {
 			t.Fatalf("wrong password: %d %q", b.status, got)
 		}
-		b.run(chromedp.SetValue(chromedp.CSS("#email"), "rita@example.com"), chromedp.SendKeys(chromedp.CSS("#password"), password))
-		b.submit(`form[action="/dashboard/login"] button[type=submit]`, "executions") // back where they were sent from
+		// With the keyboard alone: Tab moves from the email to the password field, which shows
+		// the dashboard's focus outline; Enter signs in.
+		b.run(chromedp.Evaluate[chromedp.Void](`document.getElementById("email").value = ""`), chromedp.Focus(chromedp.CSS("#email")), chromedp.KeyEvent("rita@example.com"), chromedp.KeyEvent("\t"))
+		if id := get(b, chromedp.Evaluate[string](`document.activeElement.id`)); id != "password" {
+			t.Fatalf("Tab from the email field focused %q", id)
+		}
+		if c := get(b, chromedp.Evaluate[string](`getComputedStyle(document.activeElement).outlineColor`)); c != "rgb(217, 122, 0)" {
+			t.Fatalf("the focused field's outline is %q, not the dashboard's focus colour", c)
+		}
+		b.shot("sign-in-keyboard-focus")
+		b.run(chromedp.KeyEvent(password), chromedp.Evaluate[chromedp.Void](`document.body.dataset.page = "left"`), chromedp.KeyEvent("\r"),
+			b.waitPage("executions")) // back where they were sent from
 		b.shot("executions")
+		if low := get(b, chromedp.Evaluate[[]string](lowContrastJS)); len(low) != 0 {
+			t.Fatalf("text below WCAG AA contrast (4.5:1) on the executions page: %v", low)
+		}
 	})
 
 	t.Run("approve an execution and see it succeed", func(t *testing.T) {
@@ -409,3 +422,22 @@ func startWaitingRun(t *testing.T, c client, workflow string) (run, approval str
 	})
 	return run, approval
 }
+
+// lowContrastJS lists the page's visible text whose colour against its background is below
+// WCAG AA (4.5:1): each element with text of its own, against the first opaque background
+// behind it.
+const lowContrastJS = `(() => {
+  const lum = c => { const [r, g, b] = c.match(/[\d.]+/g).slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const opaque = c => { const m = c.match(/[\d.]+/g); return m && (m.length < 4 || +m[3] === 1); };
+  const bg = el => { for (; el; el = el.parentElement) { const c = getComputedStyle(el).backgroundColor; if (opaque(c)) return c; } return "rgb(255, 255, 255)"; };
+  const out = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !el.offsetParent) continue;
+    const a = lum(getComputedStyle(el).color), b = lum(bg(el));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < 4.5) out.push(el.tagName.toLowerCase() + "." + el.className + " " + ratio.toFixed(2) + ": " + el.textContent.trim().slice(0, 30));
+  }
+  return out;
+})()`
