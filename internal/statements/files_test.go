@@ -3,6 +3,7 @@ package statements_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -139,5 +140,12 @@ func TestBadInput(t *testing.T) {
 		if !statements.IsPermanent(err) {
 			t.Errorf("%s: a bad file must not be retried", c.name)
 		}
+	}
+	// The 500-page file, against the default limit: refused at inspection, before any
+	// page is read.
+	_, err := statements.NewReader(documents.Config{}).ReadFile(context.Background(), 0, bigPDF(t, 500), "", nil, "USD")
+	want := fmt.Sprintf("at most %d", statements.DefaultMaxPages)
+	if statements.StageOf(err) != statements.StageInspect || !errors.Is(err, statements.ErrTooLarge) || !strings.Contains(statements.Message(err), want) {
+		t.Errorf("500 pages: stage %q message %q (%v), want an inspect failure with %q", statements.StageOf(err), statements.Message(err), err, want)
 	}
 }
