@@ -1,9 +1,11 @@
 package orchestration
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/svcplatform/svc/api"
 
@@ -124,18 +126,9 @@ func (h *Handler) resolveApproval(decision string) gin.HandlerFunc {
 		}
 		ctx, cancel := api.TemporalContext(c)
 		defer cancel()
-		upd, err := h.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID:   a.ExecutionID,
-			UpdateName:   orchwf.UpdateResolveApproval,
-			UpdateID:     a.ID + ":" + p.UserID + ":" + decision,
-			WaitForStage: client.WorkflowUpdateStageCompleted,
-			Args: []any{orchwf.ResolveApprovalRequest{
-				ApprovalID: a.ID, Decision: decision, ActorUserID: p.UserID, ActorRoles: []string{p.UserRole}, Comment: req.Comment,
-			}},
+		err := h.sendResolve(ctx, a, orchwf.ResolveApprovalRequest{
+			ApprovalID: a.ID, Decision: decision, ActorUserID: p.UserID, ActorRoles: []string{p.UserRole}, Comment: req.Comment,
 		})
-		if err == nil {
-			err = upd.Get(ctx, nil)
-		}
 		var gone *serviceerror.NotFound
 		if status, msg, ok := workflows.UpdateErrorStatus(err); ok {
 			api.Fail(c, status, msg)
@@ -156,5 +149,39 @@ func (h *Handler) resolveApproval(decision string) gin.HandlerFunc {
 			return
 		}
 		api.OK(c, newApprovalView(a))
+	}
+}
+
+// catchUpWaits are the pauses before sending a decision again that the run did not know yet.
+var catchUpWaits = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second}
+
+// sendResolve sends the resolve-approval Update of stored approval a and waits for its answer.
+// The run writes a pending approval with a local activity inside the workflow task that also
+// registers it: when that task is lost (its worker killed), the row is already readable while
+// the run, replaying on another worker, has not registered the approval again, and its
+// validator answers not found. The approval is stored as pending, so the run will know it: the
+// Update is sent again, a few times over about twelve seconds, before not found is answered.
+func (h *Handler) sendResolve(ctx context.Context, a *store.Approval, req orchwf.ResolveApprovalRequest) error {
+	for try := 0; ; try++ {
+		upd, err := h.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID:   a.ExecutionID,
+			UpdateName:   orchwf.UpdateResolveApproval,
+			UpdateID:     a.ID + ":" + req.ActorUserID + ":" + req.Decision,
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+			Args:         []any{req},
+		})
+		if err == nil {
+			err = upd.Get(ctx, nil)
+		}
+		status, _, ok := workflows.UpdateErrorStatus(err)
+		if !ok || status != http.StatusNotFound || a.Status != orch.ApprovalPending || try == len(catchUpWaits) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(catchUpWaits[try]):
+		}
 	}
 }
