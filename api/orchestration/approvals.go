@@ -124,7 +124,7 @@ func (h *Handler) resolveApproval(decision string) gin.HandlerFunc {
 		if !api.TemporalAvailable(c, h.Temporal) {
 			return
 		}
-		ctx, cancel := api.TemporalContext(c)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request.Context()), catchUpTimeout)
 		defer cancel()
 		err := h.sendResolve(ctx, a, orchwf.ResolveApprovalRequest{
 			ApprovalID: a.ID, Decision: decision, ActorUserID: p.UserID, ActorRoles: []string{p.UserRole}, Comment: req.Comment,
@@ -153,15 +153,20 @@ func (h *Handler) resolveApproval(decision string) gin.HandlerFunc {
 }
 
 // catchUpWaits are the pauses before sending a decision again that the run did not know yet.
+// They add up to about 28 s: a lost workflow task is given to another worker after its timeout
+// (10 s), or after the sticky queue's 5 s and then the task's own.
 var catchUpWaits = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
-	time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second}
+	time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second}
+
+// catchUpTimeout bounds a decision's call to Temporal with its waits for the run to catch up.
+const catchUpTimeout = 45 * time.Second
 
 // sendResolve sends the resolve-approval Update of stored approval a and waits for its answer.
 // The run writes a pending approval with a local activity inside the workflow task that also
 // registers it: when that task is lost (its worker killed), the row is already readable while
 // the run, replaying on another worker, has not registered the approval again, and its
 // validator answers not found. The approval is stored as pending, so the run will know it: the
-// Update is sent again, a few times over about twelve seconds, before not found is answered.
+// Update is sent again, over about 28 seconds, before not found is answered.
 func (h *Handler) sendResolve(ctx context.Context, a *store.Approval, req orchwf.ResolveApprovalRequest) error {
 	for try := 0; ; try++ {
 		upd, err := h.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
