@@ -295,12 +295,5 @@ func (d *Dashboard) changeCase(q *request) {
 func (q *request) caseAPI() string { return "/api/cases/" + url.PathEscape(q.r.PathValue("id")) }
 
 func (q *request) caseAnswer(a answer, done string) {
-	switch {
-	case a.OK():
-		q.redirect(Prefix + "/cases/" + url.PathEscape(q.r.PathValue("id")) + "?done=" + done)
-	case a.Status == http.StatusUnauthorized || a.Status == http.StatusNotFound:
-		q.refused(a)
-	default:
-		q.showCase(a.Status, caseWords(a, q.role()), &a)
-	}
+	q.actedIn(a, Prefix+"/cases/"+url.PathEscape(q.r.PathValue("id"))+"?done="+done, caseWords, q.showCase)
 }

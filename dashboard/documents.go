@@ -142,12 +142,5 @@ func (d *Dashboard) documentPassword(q *request) {
 }
 
 func (q *request) documentAnswer(a answer, done string) {
-	switch {
-	case a.OK():
-		q.redirect(Prefix + "/documents/" + url.PathEscape(q.r.PathValue("id")) + "?done=" + done)
-	case a.Status == http.StatusUnauthorized || a.Status == http.StatusNotFound:
-		q.refused(a)
-	default:
-		q.showDocument(a.Status, plainWords(a, q.role()), &a)
-	}
+	q.acted(a, Prefix+"/documents/"+url.PathEscape(q.r.PathValue("id"))+"?done="+done, q.showDocument)
 }

@@ -51,13 +51,18 @@ func (q *request) newListData(a answer, path string, statuses []string, search s
 // again or the not-found page as any read; otherwise again shows the form's page with the
 // refusal in plain words and the API's field errors.
 func (q *request) acted(a answer, next string, again func(status int, refusal string, refused *answer)) {
+	q.actedIn(a, next, plainWords, again)
+}
+
+// actedIn is acted with a product's own plain words for its refusals (caseWords, sarWords).
+func (q *request) actedIn(a answer, next string, words func(answer, string) string, again func(status int, refusal string, refused *answer)) {
 	switch {
 	case a.OK():
 		q.redirect(next)
 	case a.Status == http.StatusUnauthorized || a.Status == http.StatusNotFound:
 		q.refused(a)
 	default:
-		again(a.Status, plainWords(a, q.role()), &a)
+		again(a.Status, words(a, q.role()), &a)
 	}
 }
 

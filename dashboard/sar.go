@@ -124,15 +124,11 @@ func (d *Dashboard) draftSAR(q *request) {
 		delete(body, "subjects") // the case's customer, by the API's default
 	}
 	a := q.call(http.MethodPost, "/api/sar-filings", nil, body)
-	switch {
-	case a.OK():
-		q.redirect(Prefix + "/sar-filings/" + url.PathEscape(str(a.Data()["id"])) + "?done=sar-drafted")
-	case a.Status == http.StatusUnauthorized || a.Status == http.StatusNotFound:
-		q.refused(a)
-	default:
-		q.r.SetPathValue("id", caseID)
-		q.showCase(a.Status, sarWords(a, q.role()), &a)
-	}
+	q.actedIn(a, Prefix+"/sar-filings/"+url.PathEscape(str(a.Data()["id"]))+"?done=sar-drafted", sarWords,
+		func(status int, refusal string, refused *answer) {
+			q.r.SetPathValue("id", caseID) // the form stands on the case's page
+			q.showCase(status, refusal, refused)
+		})
 }
 
 // editSAR changes a draft through the API's PATCH (a submitted filing is immutable: 409).
@@ -151,12 +147,5 @@ func (d *Dashboard) submitSAR(q *request) {
 }
 
 func (q *request) sarAnswer(a answer, done string) {
-	switch {
-	case a.OK():
-		q.redirect(Prefix + "/sar-filings/" + url.PathEscape(q.r.PathValue("id")) + "?done=" + done)
-	case a.Status == http.StatusUnauthorized || a.Status == http.StatusNotFound:
-		q.refused(a)
-	default:
-		q.showSAR(a.Status, sarWords(a, q.role()), &a)
-	}
+	q.actedIn(a, Prefix+"/sar-filings/"+url.PathEscape(q.r.PathValue("id"))+"?done="+done, sarWords, q.showSAR)
 }

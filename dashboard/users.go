@@ -50,12 +50,5 @@ func (d *Dashboard) updateUser(q *request) {
 }
 
 func (q *request) userAnswer(a answer) {
-	switch {
-	case a.OK():
-		q.redirect(Prefix + "/users?done=user")
-	case a.Status == http.StatusUnauthorized || a.Status == http.StatusNotFound:
-		q.refused(a)
-	default:
-		q.showUsers(a.Status, plainWords(a, q.role()), &a)
-	}
+	q.acted(a, Prefix+"/users?done=user", q.showUsers)
 }

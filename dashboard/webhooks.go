@@ -92,12 +92,5 @@ func (d *Dashboard) redeliver(q *request) {
 }
 
 func (q *request) webhookAnswer(a answer, next string) {
-	switch {
-	case a.OK():
-		q.redirect(next)
-	case a.Status == http.StatusUnauthorized || a.Status == http.StatusNotFound:
-		q.refused(a)
-	default:
-		q.showWebhook(a.Status, plainWords(a, q.role()))
-	}
+	q.acted(a, next, func(status int, refusal string, _ *answer) { q.showWebhook(status, refusal) })
 }
