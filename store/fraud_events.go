@@ -36,7 +36,7 @@ func announceDecision(tx *gorm.DB, name, key string, d *FraudDecision, reasonCod
 	}
 	env, err := events.NewEnvelope(events.DeriveID(at, key, name), name, d.OrgID, at, map[string]any{
 		"decisionId": d.ID, "outcome": d.Outcome, "score": d.Score, "reasonCodes": reasonCodes,
-		"customerId": d.CustomerID, "transactionId": nullString(d.TransactionID), "externalId": nullString(d.ExternalID)})
+		"customerId": d.CustomerID, "transactionId": events.OrNull(d.TransactionID), "externalId": events.OrNull(d.ExternalID)})
 	if err != nil {
 		return nil, err
 	}
@@ -63,12 +63,4 @@ func announcePublished(tx *gorm.DB, rs *FraudRuleSet, v *FraudRuleSetVersion, by
 		return nil, err
 	}
 	return PublishEventIn(tx, env)
-}
-
-// nullString is s, or nil when empty (an event's optional string key).
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }

@@ -98,10 +98,3 @@ func (s *Screening) CountMonitored(ctx context.Context, orgID string) (int64, er
 	err := q.Count(&n).Error
 	return n, err
 }
-
-// OrgIDs lists every organisation's id (a platform list's events go to each of them).
-func (s *Screening) OrgIDs(ctx context.Context) ([]string, error) {
-	var out []string
-	err := s.DB.WithContext(ctx).Model(&Organization{}).Order("id").Pluck("id", &out).Error
-	return out, err
-}

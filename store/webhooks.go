@@ -288,26 +288,28 @@ func PublishEventIn(tx *gorm.DB, env events.Envelope) (*Published, error) {
 		return nil, fmt.Errorf("store: publish: %w", err)
 	}
 	evt := &Event{ID: env.ID, OrgID: env.OrgID, Name: env.Event, OccurredAt: env.OccurredAt, Body: body}
-	out := &Published{Event: evt}
-	if err := publishIn(tx, env, evt, out); err != nil {
+	ds, err := writeEvent(tx, env, evt)
+	if err != nil {
 		return nil, fmt.Errorf("store: publish %s: %w", env.ID, err)
 	}
-	return out, nil
+	return &Published{Event: evt, Deliveries: ds}, nil
 }
 
-func publishIn(tx *gorm.DB, env events.Envelope, evt *Event, out *Published) error {
+// writeEvent writes evt once and a pending delivery per active subscription that wants it, and
+// returns the event's deliveries made by publishing.
+func writeEvent(tx *gorm.DB, env events.Envelope, evt *Event) ([]Delivery, error) {
 	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(evt).Error; err != nil {
-		return err
+		return nil, err
 	}
 	if err := tx.Where("id = ?", env.ID).Take(evt).Error; err != nil {
-		return err
+		return nil, err
 	}
 	if evt.OrgID != env.OrgID || evt.Name != env.Event {
-		return fmt.Errorf("event id %s already used by another event", env.ID)
+		return nil, fmt.Errorf("event id %s already used by another event", env.ID)
 	}
 	var subs []WebhookSubscription
 	if err := tx.Where("org_id = ? AND active = ?", env.OrgID, true).Order("id").Find(&subs).Error; err != nil {
-		return err
+		return nil, err
 	}
 	var fresh []Delivery
 	for _, sub := range subs {
@@ -317,16 +319,18 @@ func publishIn(tx *gorm.DB, env events.Envelope, evt *Event, out *Published) err
 		}
 	}
 	if len(fresh) == 0 {
-		return nil
+		return nil, nil
 	}
 	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(fresh, 100).Error; err != nil {
-		return err
+		return nil, err
 	}
 	ids := make([]string, len(fresh))
 	for i, d := range fresh {
 		ids[i] = d.ID
 	}
-	return tx.Where("org_id = ? AND id IN ?", env.OrgID, ids).Order("id").Find(&out.Deliveries).Error
+	var out []Delivery
+	err := tx.Where("org_id = ? AND id IN ?", env.OrgID, ids).Order("id").Find(&out).Error
+	return out, err
 }
 
 // Stranded lists up to limit deliveries (any organisation) that were written before

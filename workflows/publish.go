@@ -77,19 +77,19 @@ func StableIDs(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, VersionStableIDs, workflow.DefaultVersion, 1) >= 1
 }
 
-// RunEventInput is StableEventInput in runs of VersionStableIDs and EventInput before.
+// RunEventInput is stableEventInput in runs of VersionStableIDs and EventInput before.
 func RunEventInput(ctx workflow.Context, stable bool, orgID, seed, name, key string, data map[string]any) PublishEventInput {
 	if stable {
-		return StableEventInput(ctx, orgID, seed, name, key, data)
+		return stableEventInput(ctx, orgID, seed, name, key, data)
 	}
 	return EventInput(ctx, orgID, seed, name, key, data)
 }
 
-// StableEventInput is EventInput for events published by a local activity: the id derives
+// stableEventInput is EventInput for events published by a local activity: the id derives
 // from seed, key and name alone (with seed's time part, ids.Within), not from workflow.Now,
 // which differs when a workflow task that ran the activity is lost and runs again; the first
 // write of the event wins (its occurredAt included).
-func StableEventInput(ctx workflow.Context, orgID, seed, name, key string, data map[string]any) PublishEventInput {
+func stableEventInput(ctx workflow.Context, orgID, seed, name, key string, data map[string]any) PublishEventInput {
 	in := EventInput(ctx, orgID, seed, name, key, data)
 	in.EventID = ids.Within(ids.Event, seed, key, name)
 	return in
@@ -117,10 +117,5 @@ func BookkeepingLocal(ctx workflow.Context, summary string, nonRetryable ...stri
 // rejects (unknown name, missing or unknown data keys); it is not retried.
 const ErrTypeInvalidEvent = "InvalidEvent"
 
-// OrNull is s as an event data value: null when s is empty.
-func OrNull(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
+// OrNull is events.OrNull, for the workflows that build event data.
+func OrNull(s string) any { return events.OrNull(s) }

@@ -95,14 +95,14 @@ func (s *Screener) Record(ctx context.Context, r *store.ScreeningRecord, hits []
 func screeningEvents(r *store.ScreeningRecord, raised []*store.Alert) ([]events.Envelope, error) {
 	at := r.CreatedAt.UTC().Truncate(time.Millisecond)
 	completed, err := events.NewEnvelope(events.DeriveID(at, r.ID, events.ScreeningCompleted), events.ScreeningCompleted, r.OrgID, at,
-		map[string]any{"screeningId": r.ID, "customerId": nullable(r.CustomerID), "status": r.Status, "hitCount": r.HitCount})
+		map[string]any{"screeningId": r.ID, "customerId": events.OrNull(r.CustomerID), "status": r.Status, "hitCount": r.HitCount})
 	if err != nil {
 		return nil, err
 	}
 	out := []events.Envelope{completed}
 	for _, a := range raised {
 		env, err := events.NewEnvelope(events.DeriveID(at, a.ID, events.ScreeningAlertRaised), events.ScreeningAlertRaised, r.OrgID, at,
-			map[string]any{"alertId": a.ID, "customerId": nullable(r.CustomerID), "screeningId": r.ID, "entityId": a.Details["entityId"], "score": a.Score})
+			map[string]any{"alertId": a.ID, "customerId": events.OrNull(r.CustomerID), "screeningId": r.ID, "entityId": a.Details["entityId"], "score": a.Score})
 		if err != nil {
 			return nil, err
 		}
@@ -115,31 +115,16 @@ func screeningEvents(r *store.ScreeningRecord, raised []*store.Alert) ([]events.
 // Screener serves the API (Detached), in the activity otherwise. A failure is logged: the
 // events are stored, and the stranded-delivery sweep starts what was not attempted.
 func (s *Screener) Deliver(ctx context.Context, published []*store.Published) {
-	if s.Hooks == nil {
+	switch {
+	case s.Hooks == nil:
 		s.Logger.Warn("screening events stored, their first attempts left to the worker's sweep: no secrets.key")
-		return
-	}
-	run := func(ctx context.Context) {
+	case s.Detached:
+		s.Hooks.DeliverDetached(published...)
+	default:
 		if err := s.Hooks.Deliver(ctx, published...); err != nil {
 			s.Logger.Error("screening events stored, first attempts failed (the sweep retries)", "error", err)
 		}
 	}
-	if !s.Detached {
-		run(ctx)
-		return
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		run(ctx)
-	}()
-}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // DefaultThreshold is an organisation's hit threshold when a request names none: its own

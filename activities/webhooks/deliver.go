@@ -28,6 +28,22 @@ func (w *Activities) Deliver(ctx context.Context, published ...*store.Published)
 	return nil
 }
 
+// DeliverDetachedTimeout bounds the first attempts DeliverDetached makes.
+const DeliverDetachedTimeout = 30 * time.Second
+
+// DeliverDetached is Deliver off the caller's path, for an API answer that must not wait on a
+// receiver: the attempts run in the background with their own deadline, and a failure is
+// logged, never returned (the events are stored; the sweep sends what was not attempted).
+func (w *Activities) DeliverDetached(published ...*store.Published) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), DeliverDetachedTimeout)
+		defer cancel()
+		if err := w.Deliver(ctx, published...); err != nil {
+			w.logger().Error("events stored, first attempts failed (the sweep retries)", "error", err)
+		}
+	}()
+}
+
 // SweepStranded starts the ladder of every delivery written more than in.Grace ago and never
 // attempted, in.Batch at most per run: the safety net under Deliver, whose caller may die
 // between its commit and the first attempt. A ladder already started is not started twice

@@ -56,13 +56,17 @@ func (h *Handler) evaluate(kind engine.Kind, persist bool) gin.HandlerFunc {
 	}
 }
 
-// announce makes the first attempts of a decision's event off the request path; the event
-// was written with the decision (store.PublishEventIn), so nothing is lost if this fails.
+// announce makes the first attempts of an event off the request path; the event was written
+// with what it announces (store.PublishEventIn), so nothing is lost if this fails: the
+// stranded-delivery sweep sends it.
 func (h *Handler) announce(p *store.Published) {
-	if p == nil {
-		return
+	switch {
+	case p == nil:
+	case h.hooks == nil:
+		h.Logger.Warn("fraud event stored, its first attempts left to the worker's sweep", "event", p.Event.Name, "error", h.hooksErr)
+	default:
+		h.hooks.DeliverDetached(p)
 	}
-	go h.deliver(p)
 }
 
 // validation answers 400 with the parser's field errors and reports whether err was nil.

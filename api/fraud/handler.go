@@ -125,17 +125,3 @@ func (h *Handler) versionsFor(ctx context.Context, orgID, subject string) (live,
 	}
 	return live, shadow, nil
 }
-
-// deliver makes the first attempts of a committed event with its own deadline. A failure is
-// logged, never answered: the event is stored, and the stranded-delivery sweep sends it.
-func (h *Handler) deliver(p *store.Published) {
-	if h.hooks == nil {
-		h.Logger.Warn("fraud event stored, its first attempts left to the worker's sweep", "event", p.Event.Name, "error", h.hooksErr)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := h.hooks.Deliver(ctx, p); err != nil {
-		h.Logger.Error("fraud event stored, first attempts failed (the sweep retries)", "event", p.Event.Name, "error", err)
-	}
-}

@@ -187,3 +187,11 @@ func checkKind(k Key, v json.RawMessage) string {
 	}
 	return ""
 }
+
+// OrNull is s as an event data value: null when s is empty (an optional string key).
+func OrNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
