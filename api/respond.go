@@ -135,13 +135,18 @@ func NotReady(c *gin.Context, checks map[string]string) {
 
 // ValidationFailed answers 400 validation failed with every bad field.
 func ValidationFailed(c *gin.Context, fe FieldErrors) {
-	c.AbortWithStatusJSON(http.StatusBadRequest, failure{Error: MsgValidation, Details: &failureDetails{FieldErrors: fe}})
+	failFields(c, http.StatusBadRequest, MsgValidation, fe)
 }
 
 // Unprocessable answers 422 msg with the fields that break the business rule (SPEC 7.2: valid
 // input that the resource's state refuses).
 func Unprocessable(c *gin.Context, msg string, fe FieldErrors) {
-	c.AbortWithStatusJSON(http.StatusUnprocessableEntity, failure{Error: msg, Details: &failureDetails{FieldErrors: fe}})
+	failFields(c, http.StatusUnprocessableEntity, msg, fe)
+}
+
+// failFields answers the failure envelope with details.fieldErrors.
+func failFields(c *gin.Context, status int, msg string, fe FieldErrors) {
+	c.AbortWithStatusJSON(status, failure{Error: msg, Details: &failureDetails{FieldErrors: fe}})
 }
 
 // StateConflict answers 409 state conflict: cannot transition from → to (SPEC 3.5).

@@ -383,11 +383,8 @@ func (r *execRun) finishExecution(ctx workflow.Context, fin FinishInput) error {
 // keep their regular activities, so their histories replay.
 const VersionLocalBookkeeping = "local-bookkeeping"
 
-// VersionStableIDs (workflows.VersionStableIDs) names a run's steps, approvals and events by the
-// execution, the node and the event alone, no longer also by the time of the workflow task
-// that reached them: the time-derived step id of a local activity re-run after a lost workflow
-// task named a second step for the node, which the store's unique node index refused, failing
-// the execution.
+// VersionStableIDs is workflows.VersionStableIDs: runs of it name their steps, approvals and
+// events by the execution, node and event alone (a re-run local activity wrote a second step).
 const VersionStableIDs = workflows.VersionStableIDs
 
 // childID is the id of a record of this run named by parts (a node): time-free in runs of
