@@ -406,3 +406,30 @@ func TestRequireMigrated(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenNewSQLiteFileConcurrently opens one new database file from several connections at once,
+// as several `svc migrate` processes do on a fresh data directory: every open succeeds, although
+// SQLite answers SQLITE_BUSY to all but one while the file is switched to WAL.
+func TestOpenNewSQLiteFileConcurrently(t *testing.T) {
+	const opens = 8
+	for round := range 20 {
+		url := "sqlite:" + filepath.Join(t.TempDir(), fmt.Sprintf("svc-%d.db", round))
+		errs := make([]error, opens)
+		var wg sync.WaitGroup
+		for i := range opens {
+			wg.Go(func() {
+				st, err := store.Open(context.Background(), url)
+				if err == nil {
+					err = st.Close()
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d, open %d: %v", round, i, err)
+			}
+		}
+	}
+}

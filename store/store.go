@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,30 +160,57 @@ func Open(ctx context.Context, url string) (*Store, error) {
 				return nil, fmt.Errorf("store: %w", err)
 			}
 		}
-		dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-		conn, err := sql.Open("sqlite", dsn)
-		if err != nil {
-			return nil, fmt.Errorf("store: open sqlite: %w", err)
-		}
-		// SQLite allows one writer; a small pool with immediate transactions avoids lock upgrades failing.
-		// Every connection of it stays open: the default of 2 idle connections made a busy API open
-		// and close the other two all the time, each opening re-running the pragmas (a CPU profile of
-		// bench/authn: 14 % of the process in opening connections).
-		conn.SetMaxOpenConns(4)
-		conn.SetMaxIdleConns(4)
-		conn.SetConnMaxIdleTime(5 * time.Minute)
-		db, err := gorm.Open(sqlite.Dialector{DriverName: "sqlite", Conn: conn}, gcfg)
-		if err != nil {
-			return nil, fmt.Errorf("store: open sqlite: %w", err)
-		}
-		s := newStore(db, "sqlite")
-		if err := s.Ping(ctx); err != nil {
-			return nil, err
-		}
-		return s, nil
+		return openSQLite(ctx, path, gcfg)
 	default:
 		return nil, fmt.Errorf("store: unsupported database url (want postgres:// or sqlite:<path>)")
 	}
+}
+
+// openSQLite opens the database file at path. Several processes opening one new file at once
+// (svc migrate in each of them) can meet SQLITE_BUSY while one of them switches the file to WAL:
+// SQLite answers that without calling the busy handler, so the open is retried here instead.
+func openSQLite(ctx context.Context, path string, gcfg *gorm.Config) (*Store, error) {
+	deadline := time.Now().Add(sqliteOpenTimeout)
+	for {
+		s, err := openSQLiteOnce(ctx, path, gcfg)
+		if err == nil || !isSQLiteBusy(err) || time.Now().After(deadline) {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("store: open sqlite: %w", ctx.Err())
+		case <-time.After(25*time.Millisecond + time.Duration(rand.Int64N(int64(50*time.Millisecond)))):
+		}
+	}
+}
+
+// sqliteOpenTimeout bounds openSQLite's retries, as busy_timeout bounds every other wait.
+const sqliteOpenTimeout = 10 * time.Second
+
+func openSQLiteOnce(ctx context.Context, path string, gcfg *gorm.Config) (*Store, error) {
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	conn, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	// SQLite allows one writer; a small pool with immediate transactions avoids lock upgrades failing.
+	// Every connection of it stays open: the default of 2 idle connections made a busy API open
+	// and close the other two all the time, each opening re-running the pragmas (a CPU profile of
+	// bench/authn: 14 % of the process in opening connections).
+	conn.SetMaxOpenConns(4)
+	conn.SetMaxIdleConns(4)
+	conn.SetConnMaxIdleTime(5 * time.Minute)
+	db, err := gorm.Open(sqlite.Dialector{DriverName: "sqlite", Conn: conn}, gcfg)
+	if err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	s := newStore(db, "sqlite")
+	if err := s.Ping(ctx); err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // Ping checks that the database answers.
