@@ -78,13 +78,15 @@ type FraudDecision struct {
 
 // FraudVelocityCounter is one pre-aggregated velocity bucket: the events and amount of one
 // entity (a customer, a device, ...) in one currency in one time bucket (fraud.BucketsAt).
+// On SQLite this table, FraudVelocitySeen's and FraudSubject's are WITHOUT ROWID (migration
+// 03003): their key is all the fast path reads and writes them by.
 type FraudVelocityCounter struct {
-	OrgID       string `gorm:"primaryKey;size:40"`
-	Dimension   string `gorm:"primaryKey;size:16"`
-	Entity      string `gorm:"primaryKey;size:256"`
-	BucketSize  int64  `gorm:"primaryKey;autoIncrement:false"`
-	BucketStart int64  `gorm:"primaryKey;autoIncrement:false"`
-	Currency    string `gorm:"primaryKey;size:3"`
+	OrgID       string `gorm:"primaryKey;not null;size:40"`
+	Dimension   string `gorm:"primaryKey;not null;size:16"`
+	Entity      string `gorm:"primaryKey;not null;size:256"`
+	BucketSize  int64  `gorm:"primaryKey;not null;autoIncrement:false"`
+	BucketStart int64  `gorm:"primaryKey;not null;autoIncrement:false"`
+	Currency    string `gorm:"primaryKey;not null;size:3"`
 	Events      int64  `gorm:"not null"`
 	AmountMinor int64  `gorm:"not null"`
 }
@@ -92,11 +94,11 @@ type FraudVelocityCounter struct {
 // FraudVelocitySeen is when one value of an attribute (an IP of a customer) was last seen:
 // distinct counts over a window count the values last seen in it.
 type FraudVelocitySeen struct {
-	OrgID     string `gorm:"primaryKey;size:40;index:ix_fraud_velocity_seen_window,priority:1"`
-	Dimension string `gorm:"primaryKey;size:16;index:ix_fraud_velocity_seen_window,priority:2"`
-	Entity    string `gorm:"primaryKey;size:256;index:ix_fraud_velocity_seen_window,priority:3"`
-	Attribute string `gorm:"primaryKey;size:16;index:ix_fraud_velocity_seen_window,priority:4"`
-	Value     string `gorm:"primaryKey;size:256"`
+	OrgID     string `gorm:"primaryKey;not null;size:40;index:ix_fraud_velocity_seen_window,priority:1"`
+	Dimension string `gorm:"primaryKey;not null;size:16;index:ix_fraud_velocity_seen_window,priority:2"`
+	Entity    string `gorm:"primaryKey;not null;size:256;index:ix_fraud_velocity_seen_window,priority:3"`
+	Attribute string `gorm:"primaryKey;not null;size:16;index:ix_fraud_velocity_seen_window,priority:4"`
+	Value     string `gorm:"primaryKey;not null;size:256"`
 	// LastSeen is Unix seconds.
 	LastSeen int64 `gorm:"not null;index:ix_fraud_velocity_seen_window,priority:5"`
 }
@@ -107,9 +109,9 @@ func (FraudVelocitySeen) TableName() string { return "fraud_velocity_seen" }
 // FraudSubject remembers when a customer or a device was first seen (Unix milliseconds) and,
 // for devices, last seen.
 type FraudSubject struct {
-	OrgID       string `gorm:"primaryKey;size:40"`
-	Kind        string `gorm:"primaryKey;size:16"`
-	SubjectID   string `gorm:"primaryKey;size:256"`
+	OrgID       string `gorm:"primaryKey;not null;size:40"`
+	Kind        string `gorm:"primaryKey;not null;size:16"`
+	SubjectID   string `gorm:"primaryKey;not null;size:256"`
 	FirstSeenMs int64  `gorm:"not null"`
 	LastSeenMs  int64  `gorm:"not null"`
 }

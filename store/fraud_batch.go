@@ -89,6 +89,9 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) {
 		return nil
 	})
 	if err == nil {
+		for _, j := range jobs {
+			h.fraud.remember(j.in.OrgID, j.out.firstSeen)
+		}
 		return
 	}
 	if len(jobs) == 1 {

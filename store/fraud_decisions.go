@@ -60,6 +60,9 @@ type FraudDecided struct {
 	// Announced is the event the decision's outcome announces (written with it), its first
 	// attempts still to make; nil when the outcome announces none, and for a lookup.
 	Announced *Published
+	// firstSeen is when the decision's customer and device were first seen, for fraudCache once
+	// the decision is committed.
+	firstSeen map[subjectKey]time.Time
 }
 
 // Evaluate makes a decision. It reads what does not change under it before the transaction
@@ -112,21 +115,31 @@ func (s *Fraud) prepare(ctx context.Context, in FraudEvaluation) (*fraudPrepared
 	pre := &fraudPrepared{}
 	subjects := []subjectKey{{"customer", ev.CustomerID}}
 	if id := in.Request.DeviceSessionID; id != "" {
-		var sess FraudDeviceSession
-		err := db.Where("org_id = ? AND id = ?", in.OrgID, id).Take(&sess).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return nil, ErrUnknownDeviceSession
+		sess, ok := s.fraud.sessions.Get(orgScoped{in.OrgID, id})
+		if !ok {
+			sess = &FraudDeviceSession{}
+			err := db.Where("org_id = ? AND id = ?", in.OrgID, id).Take(sess).Error
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return nil, ErrUnknownDeviceSession
+			}
+			if err != nil {
+				return nil, err
+			}
+			s.fraud.sessions.Add(orgScoped{in.OrgID, id}, sess)
 		}
-		if err != nil {
-			return nil, err
-		}
-		pre.session = &sess
+		pre.session = sess
 		subjects = append(subjects, subjectKey{"device", sess.DeviceID})
 	}
-	var err error
-	if pre.known, err = subjectsKnown(db, in.OrgID, subjects); err != nil {
+	known, unknown := s.fraud.known(in.OrgID, subjects)
+	read, err := subjectsKnown(db, in.OrgID, unknown)
+	if err != nil {
 		return nil, err
 	}
+	s.fraud.remember(in.OrgID, read)
+	for k, at := range read {
+		known[k] = at
+	}
+	pre.known = known
 	live, shadow := in.ruleSets()
 	if pre.lists, err = loadLists(db, in.OrgID, live, shadow); err != nil {
 		return nil, err
@@ -198,7 +211,7 @@ func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDeci
 	if d.Snapshot, err = fraudJSON(env.Snapshot()); err != nil {
 		return nil, err
 	}
-	out := &FraudDecided{Decision: d, Evaluation: evaluation, Features: features}
+	out := &FraudDecided{Decision: d, Evaluation: evaluation, Features: features, firstSeen: first}
 	if evaluation.Live.Outcome.RaisesAlert() {
 		a, _, err := RaiseAlert(tx, &Alert{OrgID: in.OrgID, Source: string(cases.SourceFraud), SourceRef: d.ID,
 			CustomerID: d.CustomerID, Score: float64(d.Score), ReasonCodes: evaluation.Live.ReasonCodes,

@@ -6,9 +6,16 @@ import (
 	"gorm.io/gorm"
 )
 
-// WriteTx runs fn in a write transaction of a hot path, in this process's write queue (inTurn).
+// WriteTx runs fn in a write transaction of a hot path, in this process's write queue (inTurn),
+// on prepared statements on SQLite (stmtPool).
 func (s *handle) WriteTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	return s.inTurn(ctx, func() error { return s.Tx(ctx, fn) })
+	return s.inTurn(ctx, func() error {
+		db := s.DB.WithContext(ctx)
+		if s.stmts != nil {
+			db = s.stmts.on(db)
+		}
+		return db.Transaction(fn)
+	})
 }
 
 // inTurn runs a write on SQLite after this process's earlier writes queued here. SQLite has one

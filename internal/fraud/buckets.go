@@ -26,6 +26,10 @@ func BucketsAt(t time.Time) []Bucket {
 	return out
 }
 
+// MaxWindowSpans bounds the spans of any window: bucket sizes rise from the window's start and
+// fall towards its end, at most two runs of each size but the largest.
+const MaxWindowSpans = 2*len(bucketSizes) - 1
+
 // Span is a contiguous range of buckets of one size: those whose Start is in [From, To).
 type Span struct {
 	Size     int64

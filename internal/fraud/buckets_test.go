@@ -17,6 +17,9 @@ func TestWindowSpansTileTheWindowExactly(t *testing.T) {
 		for _, w := range Windows {
 			spans := WindowSpans(end, w.Length)
 			next := WindowStart(end, w.Length)
+			if len(spans) > MaxWindowSpans {
+				t.Fatalf("%s window at %s: %d spans, more than MaxWindowSpans", w.Name, end, len(spans))
+			}
 			runs := map[int64]int{}
 			reads := 0
 			for _, s := range spans {
