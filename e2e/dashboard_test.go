@@ -123,9 +123,13 @@ func get[T any](b *tab, a chromedp.Action[T]) T {
 	return v
 }
 
-// shot saves a screenshot of the whole page.
+// shot saves a screenshot of the whole page, and checks its text against WCAG AA contrast:
+// every page state the test photographs is checked.
 func (b *tab) shot(name string) {
 	b.t.Helper()
+	if low := get(b, chromedp.Evaluate[[]string](lowContrastJS)); len(low) != 0 {
+		b.t.Errorf("text below WCAG AA contrast (4.5:1) on %s: %v", name, low)
+	}
 	png := get(b, chromedp.FullScreenshot(100))
 	b.shots++
 	if err := os.WriteFile(filepath.Join(b.dir, fmt.Sprintf("%02d-%s.png", b.shots, name)), png, 0o644); err != nil {
@@ -193,17 +197,22 @@ func TestDashboardInABrowser(t *testing.T) {
 		b.run(chromedp.KeyEvent(password), chromedp.Evaluate[chromedp.Void](`document.body.dataset.page = "left"`), chromedp.KeyEvent("\r"),
 			b.waitPage("executions")) // back where they were sent from
 		b.shot("executions")
-		if low := get(b, chromedp.Evaluate[[]string](lowContrastJS)); len(low) != 0 {
-			t.Fatalf("text below WCAG AA contrast (4.5:1) on the executions page: %v", low)
-		}
 	})
 
 	t.Run("approve an execution and see it succeed", func(t *testing.T) {
 		b.t = t
 		b.open("/dashboard/approvals", "approvals")
 		b.shot("approvals-inbox")
-		b.run(chromedp.SendKeys(chromedp.CSS("#comment-"+gateApproval), "checked the score"))
-		b.submit("#approve-"+gateApproval, "execution")
+		// With the keyboard alone: type the comment, Tab to Approve (focus outline shown), Enter.
+		b.run(chromedp.Focus(chromedp.CSS("#comment-"+gateApproval)), chromedp.KeyEvent("checked the score"), chromedp.KeyEvent("\t"))
+		if id := get(b, chromedp.Evaluate[string](`document.activeElement.id`)); id != "approve-"+gateApproval {
+			t.Fatalf("Tab from the comment focused %q, not its Approve button", id)
+		}
+		if c := get(b, chromedp.Evaluate[string](`getComputedStyle(document.activeElement).outlineColor`)); c != "rgb(217, 122, 0)" {
+			t.Fatalf("the focused Approve button's outline is %q, not the dashboard's focus colour", c)
+		}
+		b.shot("approvals-keyboard-focus")
+		b.run(chromedp.Evaluate[chromedp.Void](`document.body.dataset.page = "left"`), chromedp.KeyEvent("\r"), b.waitPage("execution"))
 		if got := b.text(".notice"); !strings.Contains(got, "Approved") {
 			t.Fatalf("notice = %q", got)
 		}
