@@ -285,7 +285,7 @@ var keys = []Key{
 	{"ai.model", "", "model name sent to ai.base_url"},
 	{"ai.api_key", "", "API key of ai.base_url (a secret, never logged); empty sends none"},
 	{"ai.allow_cidrs", []string{}, "CIDRs ai.base_url may reach despite the SSRF guard (e.g. 127.0.0.0/8 for a local model server)"},
-	{"ai.daily_tokens", int64(0), "each organisation's daily language-model token budget; 0 means unlimited"},
+	{"ai.daily_tokens", int64(0), "each organisation's daily language-model token budget, unless `svc limits` gave it its own; 0 means unlimited"},
 	{"ai.audit", "keep", "what a model step keeps for audit: keep (redacted prompt and answer) or redact (sizes only)"},
 	{"cases.gather_window", 7 * 24 * time.Hour, "an alert joins its customer's open case if that case opened within this window, else it opens a new case"},
 	{"cases.gather_every", 15 * time.Second, "how often the cases gathering Schedule takes the alerts no case holds yet (and starts any case or SAR workflow not started)"},

@@ -15,7 +15,7 @@ func AllModels() []any {
 		&Analysis{}, &AnalysisVersion{}, &StatementTemplate{}, &StatementCategoryRules{},
 		&FraudRuleSet{}, &FraudRuleSetVersion{}, &FraudDecision{}, &FraudVelocityCounter{}, &FraudVelocitySeen{},
 		&FraudSubject{}, &FraudDeviceSession{}, &FraudValue{}, &FraudBacktest{},
-		&AITokenUsage{}, &AIExchange{}, &AutomationRun{},
+		&AITokenUsage{}, &AIExchange{}, &AutomationRun{}, &AIDailyTokenLimit{},
 		&Customer{},
 		&Alert{}, &Case{}, &CaseEntry{}, &CaseEvidence{}, &SARFiling{},
 	}

@@ -39,7 +39,7 @@ func registerAutomation(q map[string]sdkworker.Worker, d Deps, hooks *hookacts.A
 	acts := &autoacts.Activities{
 		Runner: &automation.Runner{
 			Model:   model,
-			Budget:  automation.Budget{DailyTokens: ai.DailyTokens, Ledger: d.Store.Automation},
+			Budget:  automation.Budget{DailyTokens: ai.DailyTokens, Limits: d.Store.Automation, Ledger: d.Store.Automation},
 			Observe: autoacts.NewMetrics(reg).Observe,
 		},
 		Store: d.Store, Publisher: hooks, Audit: automation.AuditPolicy(ai.Audit), Logger: d.Logger,

@@ -87,10 +87,14 @@ func (a *Activities) publishBudgetExceeded(ctx context.Context, orgID string) er
 	if err != nil {
 		return err
 	}
+	limit, err := a.Runner.Budget.Limit(ctx, orgID)
+	if err != nil {
+		return err
+	}
 	return activities.Publish(ctx, a.Publisher, "automation", workflows.PublishEventInput{
 		EventID: events.DeriveID(start, orgID, day, events.AutomationBudgetExceeded), Event: events.AutomationBudgetExceeded,
 		OrgID: orgID, OccurredAt: now.Truncate(time.Millisecond),
-		Data: map[string]any{"day": day, "usedTokens": used, "dailyTokens": a.Runner.Budget.DailyTokens},
+		Data: map[string]any{"day": day, "usedTokens": used, "dailyTokens": limit},
 	})
 }
 

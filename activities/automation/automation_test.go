@@ -205,6 +205,51 @@ func TestStepDailyBudget(t *testing.T) {
 	})
 }
 
+// TestStepDailyBudgetOfTheOrganisation: an allowance arranged for one organisation (svc
+// limits) replaces ai.daily_tokens at its next step, and its event names it; reset, the
+// default applies again.
+func TestStepDailyBudgetOfTheOrganisation(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		replies := make([]aitest.Reply, 4)
+		for i := range replies {
+			replies[i] = aitest.Reply{Content: `{"risk":"low"}`, PromptTokens: 40, CompletionTokens: 5}
+		}
+		a, _, log, _ := newActivities(t, s, 50, automation.AuditKeep, replies...)
+		a.Runner.Budget.Limits = s.Automation
+		if err := s.ArrangeLimits(ctx, orgA, "sandbox", []store.LimitChange{{Tokens: 100}}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 2; i++ { // 45, then 90: past the default 50, within orgA's 100
+			if _, err := step(a, orgA); err != nil {
+				t.Fatalf("run %d within the organisation's 100: %v", i, err)
+			}
+		}
+		if n := len(log.named(events.AutomationBudgetExceeded)); n != 0 {
+			t.Fatalf("%d budget events at 90 of 100", n)
+		}
+		if _, err := step(a, orgA); err != nil { // 135: crosses 100
+			t.Fatal(err)
+		}
+		evs := log.named(events.AutomationBudgetExceeded)
+		if len(evs) != 1 || evs[0].Data["dailyTokens"] != int64(100) || evs[0].Data["usedTokens"] != int64(135) {
+			t.Fatalf("budget events = %+v", evs)
+		}
+		if _, err := step(a, orgA); err == nil || !strings.Contains(err.Error(), "135 of 100 tokens") {
+			t.Fatalf("a step past the organisation's allowance: %v", err)
+		}
+		if err := s.ArrangeLimits(ctx, orgA, "sandbox", []store.LimitChange{{Reset: true}}); err != nil {
+			t.Fatal(err)
+		}
+		if n, set, err := s.Automation.DailyTokens(ctx, orgA); err != nil || set || n != 0 {
+			t.Fatalf("after reset: %d, %v, %v", n, set, err)
+		}
+		if _, err := step(a, orgA); err == nil || !strings.Contains(err.Error(), "135 of 50 tokens") {
+			t.Fatalf("after reset, a step against the default: %v", err)
+		}
+	})
+}
+
 func TestLedgerConcurrentCharges(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()

@@ -29,6 +29,6 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("config", "", "YAML config file (default ./svc.yaml if present)")
-	root.AddCommand(newDev(), newAPI(), newWorker(), newMigrate(), newBootstrap(), newVersion())
+	root.AddCommand(newDev(), newAPI(), newWorker(), newMigrate(), newBootstrap(), newLimits(), newVersion())
 	return root
 }

@@ -15,30 +15,55 @@ type Ledger interface {
 	Add(ctx context.Context, orgID, day string, tokens int64) (int64, error)
 }
 
+// Limits holds the daily allowances arranged for single organisations (svc limits).
+type Limits interface {
+	// DailyTokens returns org's own allowance, set false when it has none.
+	DailyTokens(ctx context.Context, orgID string) (limit int64, set bool, err error)
+}
+
 // Budget is a per-organisation daily token allowance. A step may start while the day's
 // use is below the limit, and its tokens are charged when it ends: a step can overshoot by
 // its own size, never start past the line.
 type Budget struct {
-	// DailyTokens is the allowance; 0 means unlimited.
+	// DailyTokens is the allowance of an organisation without its own; 0 means unlimited.
 	DailyTokens int64
-	Ledger      Ledger
+	// Limits, when set, holds organisations' own allowances, read at each step (a change
+	// applies to the next step).
+	Limits Limits
+	Ledger Ledger
 }
 
 // Day is the ledger key of t: its UTC date.
 func Day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
+// Limit is org's allowance: its own, or DailyTokens. 0 means unlimited.
+func (b Budget) Limit(ctx context.Context, orgID string) (int64, error) {
+	if b.Limits == nil {
+		return b.DailyTokens, nil
+	}
+	n, set, err := b.Limits.DailyTokens(ctx, orgID)
+	if err != nil || !set {
+		return b.DailyTokens, err
+	}
+	return n, nil
+}
+
 // Check returns a *BudgetExceededError when org has used its allowance for the day of now.
 func (b Budget) Check(ctx context.Context, orgID string, now time.Time) error {
-	if b.DailyTokens <= 0 || b.Ledger == nil {
+	if b.Ledger == nil {
 		return nil
+	}
+	limit, err := b.Limit(ctx, orgID)
+	if err != nil || limit <= 0 {
+		return err
 	}
 	day := Day(now)
 	used, err := b.Ledger.Used(ctx, orgID, day)
 	if err != nil {
 		return err
 	}
-	if used >= b.DailyTokens {
-		return &BudgetExceededError{OrgID: orgID, Day: day, Used: used, Limit: b.DailyTokens}
+	if used >= limit {
+		return &BudgetExceededError{OrgID: orgID, Day: day, Used: used, Limit: limit}
 	}
 	return nil
 }
@@ -50,11 +75,15 @@ func (b Budget) Charge(ctx context.Context, orgID string, now time.Time, tokens 
 	if b.Ledger == nil || tokens <= 0 {
 		return false, nil
 	}
+	limit, err := b.Limit(ctx, orgID)
+	if err != nil {
+		return false, err
+	}
 	total, err := b.Ledger.Add(ctx, orgID, Day(now), tokens)
 	if err != nil {
 		return false, err
 	}
-	return b.DailyTokens > 0 && total >= b.DailyTokens && total-tokens < b.DailyTokens, nil
+	return limit > 0 && total >= limit && total-tokens < limit, nil
 }
 
 // MemoryLedger is a Ledger in memory.

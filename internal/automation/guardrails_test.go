@@ -113,6 +113,44 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+// orgLimits is automation.Limits in a map.
+type orgLimits map[string]int64
+
+func (l orgLimits) DailyTokens(_ context.Context, orgID string) (int64, bool, error) {
+	n, ok := l[orgID]
+	return n, ok, nil
+}
+
+// TestBudgetOwnLimits: an organisation's own allowance replaces the default, both ways (0:
+// unlimited), and the crossing is reported against it; the others keep the default.
+func TestBudgetOwnLimits(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	b := automation.Budget{DailyTokens: 100, Ledger: &automation.MemoryLedger{},
+		Limits: orgLimits{"org_big": 1000, "org_free": 0, "org_small": 10}}
+	for _, org := range []string{"org_big", "org_free", "org_small", "org_default"} {
+		if _, err := b.Charge(ctx, org, now, 150); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for org, refused := range map[string]bool{"org_big": false, "org_free": false, "org_small": true, "org_default": true} {
+		err := b.Check(ctx, org, now)
+		var be *automation.BudgetExceededError
+		if got := errors.As(err, &be); got != refused {
+			t.Errorf("%s after 150 tokens: %v, want refused %v", org, err, refused)
+		}
+		if refused && be.Limit != map[string]int64{"org_small": 10, "org_default": 100}[org] {
+			t.Errorf("%s refused against %d", org, be.Limit)
+		}
+	}
+	if crossed, _ := b.Charge(ctx, "org_big", now, 900); !crossed {
+		t.Error("1,050 of org_big's 1,000 did not report the crossing")
+	}
+	if limit, _ := b.Limit(ctx, "org_default"); limit != 100 {
+		t.Errorf("org_default's limit = %d, want the default 100", limit)
+	}
+}
+
 func TestRunnerChargesAndRefuses(t *testing.T) {
 	srv, m := newModel(t, aitest.Reply{Content: "a", PromptTokens: 70, CompletionTokens: 30}, aitest.Reply{Content: "b"})
 	var observed []string

@@ -1,0 +1,6 @@
+-- +goose Up
+-- An organisation's own daily token allowance, arranged with the operator (svc limits).
+CREATE TABLE `ai_daily_token_limits` (`org_id` text,`tokens` integer NOT NULL,`updated_at` datetime,PRIMARY KEY (`org_id`));
+
+-- +goose Down
+DROP TABLE `ai_daily_token_limits`;
