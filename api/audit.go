@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/gin-gonic/gin"
 
@@ -13,6 +14,8 @@ import (
 
 const (
 	ctxAuditResource = "svc.auditResource"
+	ctxAuditAction   = "svc.auditAction"
+	ctxAuditInTx     = "svc.auditInTx"
 	ctxCapture       = "svc.capture"
 	ctxReplayed      = "svc.replayed"
 )
@@ -20,6 +23,22 @@ const (
 // AuditResource names the resource a write acted on, for the audit log. Handlers need it only
 // when the resource id is neither the path's :id nor data.id of the response.
 func AuditResource(c *gin.Context, id string) { c.Set(ctxAuditResource, id) }
+
+// AuditInTransaction hands the handler the audit entry of its write, to commit in the write's
+// own transaction (with the resource's id filled in there): the action and its audit record are
+// then kept together or not at all, and the fast path pays no transaction of its own for it.
+// The middleware no longer writes the entry; the handler must answer 200 once it committed.
+func AuditInTransaction(c *gin.Context) *store.AuditLog {
+	p := PrincipalOf(c)
+	action := c.GetString(ctxAuditAction)
+	if p == nil || action == "" {
+		return nil
+	}
+	c.Set(ctxAuditInTx, true)
+	return &store.AuditLog{OrgID: p.OrgID, Environment: p.Environment, UserID: p.UserID, APIKeyID: p.APIKeyID,
+		SessionID: p.SessionID, CallerServiceSlug: p.CallerServiceSlug, Action: action, RequestID: RequestID(c),
+		Status: http.StatusOK}
+}
 
 // captureWriter keeps a copy of what a handler writes (for the audit log and idempotent replays).
 type captureWriter struct {
@@ -72,10 +91,11 @@ func (s *Server) auditWrites(r Route) gin.HandlerFunc {
 	action := r.Method + " " + r.Path
 	return func(c *gin.Context) {
 		w := capture(c)
+		c.Set(ctxAuditAction, action)
 		c.Next()
 		status := c.Writer.Status()
 		p := PrincipalOf(c)
-		if status < 200 || status > 299 || p == nil || c.GetBool(ctxReplayed) {
+		if status < 200 || status > 299 || p == nil || c.GetBool(ctxReplayed) || c.GetBool(ctxAuditInTx) {
 			return
 		}
 		resource := c.GetString(ctxAuditResource)

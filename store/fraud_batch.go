@@ -3,33 +3,22 @@ package store
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"gorm.io/gorm"
+
+	"github.com/svcplatform/svc/internal/ids"
 )
 
 // maxDecisionBatch caps the decisions one transaction writes.
 const maxDecisionBatch = 64
 
-// decisionQueue groups the SQLite decisions of concurrent requests of this process into one
-// database transaction (group commit). A bench/fraudevaluate profile showed decisions queued
-// behind one another for SQLite's one write lock, each paying a whole transaction and commit;
-// together they pay one. PostgreSQL decisions do not batch: a batch locks the counter rows of
-// its decisions in no global order, so two API processes' batches could deadlock; there each
-// decision's transaction locks its rows in order and runs beside the others. Each decision keeps every guarantee: its
-// counters, decision and alert are written in the same transaction; a failing decision fails
-// alone (writeDecisions); decisions run one after another in it, so each reads the counters of
-// those before it (exact velocity); and none answers before the commit.
-type decisionQueue struct {
-	// turn is held by the request writing a batch; mu guards pending.
-	turn    chan struct{}
-	mu      sync.Mutex
-	pending []*decisionJob
-}
-
-func newDecisionQueue() decisionQueue { return decisionQueue{turn: make(chan struct{}, 1)} }
-
-// decisionJob is one request's decision waiting for, or written by, a batch.
+// decisionJob is one request's decision waiting for, or written by, a batch (groupCommit).
+// Only SQLite decisions batch: on PostgreSQL a batch would lock the counter rows of its
+// decisions in no global order, so two API processes' batches could deadlock; there each
+// decision's transaction locks its rows in order and runs beside the others. A batch keeps each
+// decision's guarantees: its counters, decision and alert are written in the same transaction;
+// decisions run one after another in it, so each reads the counters of those before it (exact
+// velocity); a failing decision fails alone (writeDecisions).
 type decisionJob struct {
 	in   FraudEvaluation
 	pre  *fraudPrepared
@@ -38,38 +27,11 @@ type decisionJob struct {
 	done chan struct{}
 }
 
-// decide queues a decision and returns once a batch wrote it: the request that takes the turn
-// writes every decision queued until then, its own among them unless an earlier batch took it.
-func (q *decisionQueue) decide(ctx context.Context, h *handle, in FraudEvaluation, pre *fraudPrepared) (*FraudDecided, error) {
-	job := &decisionJob{in: in, pre: pre, done: make(chan struct{})}
-	q.mu.Lock()
-	q.pending = append(q.pending, job)
-	q.mu.Unlock()
-	for {
-		select {
-		case <-job.done:
-			return job.out, job.err
-		case q.turn <- struct{}{}:
-		}
-		q.mu.Lock()
-		n := min(len(q.pending), maxDecisionBatch)
-		jobs := q.pending[:n:n]
-		q.pending = append([]*decisionJob(nil), q.pending[n:]...)
-		q.mu.Unlock()
-		if n > 0 {
-			// The batch is every waiting request's, not only this one's: a client going away
-			// must not roll back the others' decisions.
-			writeDecisions(context.WithoutCancel(ctx), h, jobs)
-			for _, j := range jobs {
-				close(j.done)
-			}
-		}
-		<-q.turn
-	}
-}
+func (j *decisionJob) finished() chan struct{} { return j.done }
 
 // writeDecisions writes jobs in one transaction: each decision's subjects, counters and alert
-// in turn (each reads the counters of those before it), then the decisions in one insert.
+// in turn (each reads the counters of those before it), then the decisions in one insert and
+// their requests' audit entries in another.
 // When one fails, nothing of the batch is kept and each decision is written again alone, so
 // only its own failure fails it (cheaper than a savepoint per decision on every batch).
 func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) {
@@ -85,6 +47,19 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) {
 		}
 		if err := tx.Create(&rows).Error; err != nil {
 			return fmt.Errorf("decisions: %w", err)
+		}
+		var audits []AuditLog
+		for _, j := range jobs {
+			if a := j.in.Audit; a != nil {
+				e := *a
+				e.ID, e.ResourceID, e.CreatedAt = ids.NewAt(ids.Audit, j.out.Decision.CreatedAt), j.out.Decision.ID, j.out.Decision.CreatedAt
+				audits = append(audits, e)
+			}
+		}
+		if len(audits) > 0 {
+			if err := tx.Create(&audits).Error; err != nil {
+				return fmt.Errorf("audit: %w", err)
+			}
 		}
 		return nil
 	})

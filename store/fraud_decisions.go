@@ -38,6 +38,9 @@ type FraudEvaluation struct {
 	Persist bool
 	// Budget bounds the rules of each version (fraud.rule_budget; fraud.DefaultBudget if zero).
 	Budget time.Duration
+	// Audit, when set, is the request's audit entry, written with the decision (its resource the
+	// decision's id).
+	Audit *AuditLog
 }
 
 // ruleSets returns the compiled live and shadow rules (nil when absent).
@@ -70,14 +73,16 @@ type FraudDecided struct {
 // short write transaction notes new subjects, adds the event to the velocity counters, reads
 // the features the versions need, evaluates them and writes the decision and, when its outcome
 // needs a person, its alert; concurrent decisions of this process share that transaction
-// (decisionQueue). Rule errors are recorded on the decision; only database failures fail.
+// (groupCommit). Rule errors are recorded on the decision; only database failures fail.
 func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided, error) {
 	pre, err := s.prepare(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	if in.Persist && s.Dialect == "sqlite" {
-		return s.decisions.decide(ctx, s.handle, in, pre)
+		job := &decisionJob{in: in, pre: pre, done: make(chan struct{})}
+		s.decisions.run(ctx, job)
+		return job.out, job.err
 	}
 	if in.Persist {
 		job := &decisionJob{in: in, pre: pre}

@@ -23,8 +23,8 @@ type stmtPool struct {
 	stmts *lru.Cache[string, *sql.Stmt]
 }
 
-// stmtPoolSize bounds the statements kept: the hot paths' few shapes per rule set version.
-const stmtPoolSize = 256
+// stmtPoolSize bounds the statements kept: the hot paths' shapes (a batch insert has one per size).
+const stmtPoolSize = 1024
 
 func newStmtPool(db *sql.DB) *stmtPool {
 	// Closing an evicted statement waits for the transactions running it (database/sql).

@@ -81,8 +81,10 @@ type handle struct {
 	stmts *stmtPool
 	// writer queues this process's write transactions on SQLite (see WriteTx).
 	writer chan struct{}
-	// decisions groups this process's concurrent fraud decisions into shared transactions.
-	decisions decisionQueue
+	// decisions and audits group this process's concurrent fraud decisions, and audit entries,
+	// into shared transactions on SQLite (groupCommit).
+	decisions *groupCommit[*decisionJob]
+	audits    *groupCommit[*auditJob]
 	// fraud keeps the fast path's unchanging reads (fraudCache).
 	fraud *fraudCache
 }
@@ -119,7 +121,9 @@ type RateLimits struct{ *handle }
 
 // newStore wires every repository to one connection.
 func newStore(db *gorm.DB, dialect string) *Store {
-	h := &handle{DB: db, Dialect: dialect, writer: make(chan struct{}, 1), decisions: newDecisionQueue(), fraud: newFraudCache()}
+	h := &handle{DB: db, Dialect: dialect, writer: make(chan struct{}, 1), fraud: newFraudCache()}
+	h.decisions = newGroupCommit(maxDecisionBatch, func(ctx context.Context, jobs []*decisionJob) { writeDecisions(ctx, h, jobs) })
+	h.audits = newGroupCommit(maxAuditBatch, func(ctx context.Context, jobs []*auditJob) { writeAudits(ctx, h, jobs) })
 	return &Store{
 		handle:        h,
 		Orchestration: &Orchestration{h}, Documents: &Documents{h}, Screening: &Screening{h}, Webhooks: &Webhooks{h},

@@ -34,8 +34,11 @@ func (h *Handler) evaluate(kind engine.Kind, persist bool) gin.HandlerFunc {
 			api.Internal(c, err)
 			return
 		}
-		decided, err := h.Store.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: orgID, Request: req, Live: live, Shadow: shadow, Persist: persist,
-			Budget: h.ruleBudget()})
+		in := store.FraudEvaluation{OrgID: orgID, Request: req, Live: live, Shadow: shadow, Persist: persist, Budget: h.ruleBudget()}
+		if persist {
+			in.Audit = api.AuditInTransaction(c) // committed with the decision
+		}
+		decided, err := h.Store.Fraud.Evaluate(ctx, in)
 		if errors.Is(err, store.ErrUnknownDeviceSession) {
 			api.ValidationFailed(c, api.FieldErrors{"deviceSessionId": {"unknown device session"}})
 			return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/svcplatform/svc/api/apitest"
@@ -168,6 +169,67 @@ func TestFraudEndToEnd(t *testing.T) {
 			res := h.Do("POST", "/api/transactions/evaluate", stranger, `{"transaction": {"id": "x", "amount": 1, "currency": "EUR", "type": "p", "customerId": "c"}, "deviceSessionId": "`+sess["id"].(string)+`"}`)
 			if res.Status != 400 {
 				t.Errorf("another organisation's device session: %d %s", res.Status, res.Body)
+			}
+		})
+	}
+}
+
+// TestFraudDecisionAuditedWithIt: a decision's audit entry is committed in the decision's own
+// transaction (on SQLite, in the batch of concurrent decisions) with the decision as its
+// resource and the caller's key, exactly once; a refused evaluation writes none, and a lookup,
+// which keeps nothing, is audited as any other write.
+func TestFraudDecisionAuditedWithIt(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			h := apitest.New(t, apitest.Options{Backend: &b})
+			h.NoRateLimits(h.Org.ID)
+			key, keyID := h.KeyWith(apitest.KeySpec{Scopes: []string{"write"}})
+			const n = 16
+			decided := make(chan string, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					res := h.Do("POST", "/api/transactions/evaluate", key, tx(fmt.Sprint("audit-", i), "20"))
+					if res.Status != 200 {
+						t.Errorf("evaluate %d: %d %s", i, res.Status, res.Body)
+						return
+					}
+					decided <- res.Data()["id"].(string)
+				})
+			}
+			wg.Wait()
+			close(decided)
+			if res := h.Do("POST", "/api/transactions/evaluate", key, `{"transaction": {"id": "bad", "amount": "ten"}}`); res.Status != 400 {
+				t.Fatalf("bad evaluation: %d %s", res.Status, res.Body)
+			}
+			must(t, h.Do("POST", "/api/lookup", key, tx("lookup-1", "20")), 200)
+
+			var entries []store.AuditLog
+			if err := h.Store.DB.Where("org_id = ? AND api_key_id = ?", h.Org.ID, keyID).Find(&entries).Error; err != nil {
+				t.Fatal(err)
+			}
+			byResource := map[string]int{}
+			lookups := 0
+			for _, e := range entries {
+				switch e.Action {
+				case "POST /api/transactions/evaluate":
+					if e.Status != 200 || e.RequestID == "" || e.Environment == "" {
+						t.Errorf("decision entry %+v", e)
+					}
+					byResource[e.ResourceID]++
+				case "POST /api/lookup":
+					lookups++
+				default:
+					t.Errorf("unexpected entry %+v", e)
+				}
+			}
+			for id := range decided {
+				if byResource[id] != 1 {
+					t.Errorf("decision %s has %d audit entries, want 1", id, byResource[id])
+				}
+			}
+			if len(byResource) != n || lookups != 1 {
+				t.Errorf("%d decisions audited (want %d), %d lookups (want 1): %+v", len(byResource), n, lookups, entries)
 			}
 		})
 	}
