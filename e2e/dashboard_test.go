@@ -130,6 +130,9 @@ func (b *tab) shot(name string) {
 	if low := get(b, chromedp.Evaluate[[]string](lowContrastJS)); len(low) != 0 {
 		b.t.Errorf("text below WCAG AA contrast (4.5:1) on %s: %v", name, low)
 	}
+	if bad := get(b, chromedp.Evaluate[[]string](structureJS)); len(bad) != 0 {
+		b.t.Errorf("page %s lacks what assistive technology needs: %v", name, bad)
+	}
 	png := get(b, chromedp.FullScreenshot(100))
 	b.shots++
 	if err := os.WriteFile(filepath.Join(b.dir, fmt.Sprintf("%02d-%s.png", b.shots, name)), png, 0o644); err != nil {
@@ -447,6 +450,42 @@ const lowContrastJS = `(() => {
     const a = lum(getComputedStyle(el).color), b = lum(bg(el));
     const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
     if (ratio < 4.5) out.push(el.tagName.toLowerCase() + "." + el.className + " " + ratio.toFixed(2) + ": " + el.textContent.trim().slice(0, 30));
+  }
+  return out;
+})()`
+
+// structureJS lists what a screen reader or keyboard user would miss on the page (WCAG A): a
+// language and a title, one h1, headings that skip no level, a name for every visible form
+// control (a label, aria-label or aria-labelledby), button and link, an alt text for every
+// image, and ids used once (labels point at them).
+const structureJS = `(() => {
+  const out = [];
+  if (!document.documentElement.lang) out.push("html without lang");
+  if (!document.title.trim()) out.push("no title");
+  const h1 = document.querySelectorAll("h1").length;
+  if (h1 !== 1) out.push(h1 + " h1 elements");
+  let last = 0;
+  for (const h of document.querySelectorAll("h1, h2, h3, h4, h5, h6")) {
+    const level = +h.tagName[1];
+    if (last && level > last + 1) out.push("heading " + h.tagName + " after h" + last + ": " + h.textContent.trim().slice(0, 30));
+    last = level;
+  }
+  const named = el => (el.getAttribute("aria-label") || "").trim() || el.getAttribute("aria-labelledby") ||
+    (el.id && document.querySelector('label[for="' + CSS.escape(el.id) + '"]')) || el.closest("label");
+  for (const el of document.querySelectorAll("input, select, textarea")) {
+    if (el.type === "hidden" || !el.offsetParent) continue;
+    if (!named(el)) out.push(el.tagName.toLowerCase() + "#" + el.id + "[name=" + el.name + "] without a label");
+  }
+  for (const el of document.querySelectorAll("button, a[href]")) {
+    if (el.offsetParent && !el.textContent.trim() && !named(el)) out.push(el.tagName.toLowerCase() + " without a name: " + el.outerHTML.slice(0, 60));
+  }
+  for (const img of document.querySelectorAll("img")) {
+    if (!img.hasAttribute("alt")) out.push("img without alt: " + img.src.slice(-40));
+  }
+  const seen = {};
+  for (const el of document.querySelectorAll("[id]")) {
+    if (seen[el.id]) out.push("id used twice: " + el.id);
+    seen[el.id] = true;
   }
   return out;
 })()`
