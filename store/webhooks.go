@@ -298,14 +298,18 @@ func PublishEventIn(tx *gorm.DB, env events.Envelope) (*Published, error) {
 // writeEvent writes evt once and a pending delivery per active subscription that wants it, and
 // returns the event's deliveries made by publishing.
 func writeEvent(tx *gorm.DB, env events.Envelope, evt *Event) ([]Delivery, error) {
-	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(evt).Error; err != nil {
-		return nil, err
+	res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(evt)
+	if res.Error != nil {
+		return nil, res.Error
 	}
-	if err := tx.Where("id = ?", env.ID).Take(evt).Error; err != nil {
-		return nil, err
-	}
-	if evt.OrgID != env.OrgID || evt.Name != env.Event {
-		return nil, fmt.Errorf("event id %s already used by another event", env.ID)
+	if res.RowsAffected == 0 {
+		// Written before (a retry): the stored event, and its body, are the ones that count.
+		if err := tx.Where("id = ?", env.ID).Take(evt).Error; err != nil {
+			return nil, err
+		}
+		if evt.OrgID != env.OrgID || evt.Name != env.Event {
+			return nil, fmt.Errorf("event id %s already used by another event", env.ID)
+		}
 	}
 	var subs []WebhookSubscription
 	if err := tx.Where("org_id = ? AND active = ?", env.OrgID, true).Order("id").Find(&subs).Error; err != nil {
