@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"gorm.io/gorm"
@@ -21,6 +22,8 @@ import (
 type stmtPool struct {
 	db    *sql.DB
 	stmts *lru.Cache[string, *sql.Stmt]
+	// preparing holds the statements being prepared, so that concurrent first uses start one.
+	preparing sync.Map
 }
 
 // stmtPoolSize bounds the statements kept: the hot paths' shapes (a batch insert has one per size).
@@ -45,7 +48,11 @@ func (p *stmtPool) stmt(query string) *sql.Stmt {
 	if st, ok := p.stmts.Get(query); ok {
 		return st
 	}
+	if _, busy := p.preparing.LoadOrStore(query, struct{}{}); busy {
+		return nil
+	}
 	go func() {
+		defer p.preparing.Delete(query)
 		if p.stmts.Contains(query) {
 			return
 		}
