@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/svcplatform/svc/internal/ratelimit"
+	"github.com/svcplatform/svc/store"
 )
 
 // Rate-limit response headers (SPEC 8.2).
@@ -35,6 +36,18 @@ func DefaultRateLimits() map[string]ratelimit.Rule {
 	}
 }
 
+// RateLimitsOf is each bucket's rule for an organisation with overrides: its own where it has a
+// valid one, the default elsewhere.
+func RateLimitsOf(overrides []store.RateLimitOverride) map[string]ratelimit.Rule {
+	rules := DefaultRateLimits()
+	for _, o := range overrides {
+		if o.MaxRequests > 0 && o.WindowSeconds > 0 {
+			rules[o.Bucket] = ratelimit.Rule{Limit: o.MaxRequests, Window: time.Duration(o.WindowSeconds) * time.Second}
+		}
+	}
+	return rules
+}
+
 // overrideTTL is how long a process reuses an organisation's overrides; a change applies within it.
 const overrideTTL = 30 * time.Second
 
@@ -55,12 +68,7 @@ func (s *Server) ruleFor(c *gin.Context, orgID, bucket string) ratelimit.Rule {
 			Logger(c).Warn("load rate-limit overrides", "orgId", orgID, "error", err)
 			return def
 		}
-		rules = map[string]ratelimit.Rule{}
-		for _, o := range rows {
-			if o.MaxRequests > 0 && o.WindowSeconds > 0 {
-				rules[o.Bucket] = ratelimit.Rule{Limit: o.MaxRequests, Window: time.Duration(o.WindowSeconds) * time.Second}
-			}
-		}
+		rules = RateLimitsOf(rows)
 		s.sec.overrides.put(orgID, rules, now)
 	}
 	if r, ok := rules[bucket]; ok {

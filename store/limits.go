@@ -46,7 +46,7 @@ func (s *Store) ArrangeLimits(ctx context.Context, orgID, environment string, ch
 			switch {
 			case c.Reset && c.Bucket != "":
 				action = AuditLimitReset
-				err = tx.Where("org_id = ? AND bucket = ?", orgID, c.Bucket).Delete(&RateLimitOverride{}).Error
+				err = deleteOverride(tx, orgID, c.Bucket)
 			case c.Reset:
 				action = AuditLimitReset
 				err = tx.Where("org_id = ?", orgID).Delete(&AIDailyTokenLimit{}).Error
@@ -54,8 +54,7 @@ func (s *Store) ArrangeLimits(ctx context.Context, orgID, environment string, ch
 				if c.MaxRequests <= 0 || c.WindowSeconds <= 0 {
 					return errors.New("store: a rate limit needs a positive number of requests and window")
 				}
-				err = tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&RateLimitOverride{OrgID: orgID, Bucket: c.Bucket,
-					MaxRequests: c.MaxRequests, WindowSeconds: c.WindowSeconds, UpdatedAt: now}).Error
+				err = setOverride(tx, RateLimitOverride{OrgID: orgID, Bucket: c.Bucket, MaxRequests: c.MaxRequests, WindowSeconds: c.WindowSeconds})
 			default:
 				if c.Tokens < 0 {
 					return errors.New("store: a daily token allowance cannot be negative")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -59,14 +60,22 @@ func (s *RateLimits) Overrides(ctx context.Context, orgID string) ([]RateLimitOv
 
 // SetOverride creates or replaces the organisation's limit for a bucket.
 func (s *RateLimits) SetOverride(ctx context.Context, o RateLimitOverride) error {
+	return setOverride(s.DB.WithContext(ctx), o)
+}
+
+// DeleteOverride returns the organisation's bucket to the default limit.
+func (s *RateLimits) DeleteOverride(ctx context.Context, orgID, bucket string) error {
+	return deleteOverride(s.DB.WithContext(ctx), orgID, bucket)
+}
+
+func setOverride(tx *gorm.DB, o RateLimitOverride) error {
 	o.UpdatedAt = time.Now().UTC()
-	return s.DB.WithContext(ctx).Clauses(clause.OnConflict{
+	return tx.Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "org_id"}, {Name: "bucket"}},
 		DoUpdates: clause.AssignmentColumns([]string{"max_requests", "window_seconds", "updated_at"}),
 	}).Create(&o).Error
 }
 
-// DeleteOverride returns the organisation's bucket to the default limit.
-func (s *RateLimits) DeleteOverride(ctx context.Context, orgID, bucket string) error {
-	return s.DB.WithContext(ctx).Where("org_id = ? AND bucket = ?", orgID, bucket).Delete(&RateLimitOverride{}).Error
+func deleteOverride(tx *gorm.DB, orgID, bucket string) error {
+	return tx.Where("org_id = ? AND bucket = ?", orgID, bucket).Delete(&RateLimitOverride{}).Error
 }

@@ -150,15 +150,10 @@ func printLimits(cmd *cobra.Command, cfg *config.Config, st *store.Store, orgID 
 		return err
 	}
 	out := limitsOutput{OrgID: orgID}
+	rules := api.RateLimitsOf(own)
 	for _, name := range bucketNames() {
-		rule := api.DefaultRateLimits()[name]
-		b := bucketLimit{Bucket: name, Limit: rule.Limit, Window: rule.Window.String()}
-		for _, o := range own {
-			if o.Bucket == name {
-				b.Limit, b.Window, b.Own = o.MaxRequests, (time.Duration(o.WindowSeconds) * time.Second).String(), true
-			}
-		}
-		out.RateLimits = append(out.RateLimits, b)
+		out.RateLimits = append(out.RateLimits, bucketLimit{Bucket: name, Limit: rules[name].Limit, Window: rules[name].Window.String(),
+			Own: slices.ContainsFunc(own, func(o store.RateLimitOverride) bool { return o.Bucket == name })})
 	}
 	tokens, set, err := st.Automation.DailyTokens(cmd.Context(), orgID)
 	if err != nil {
