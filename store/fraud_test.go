@@ -168,6 +168,38 @@ func TestFraudDecisionEvidenceAndLookup(t *testing.T) {
 	})
 }
 
+// TestFraudDecisionKeepsItsAuditEntry: the audit entry handed to Evaluate is committed by the
+// decision's own transaction, naming the decision; a lookup keeps none (its transaction rolls
+// back), and neither does a refused evaluation.
+func TestFraudDecisionKeepsItsAuditEntry(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		org := newOrg(t, s)
+		entry := func(action string) *store.AuditLog {
+			return &store.AuditLog{OrgID: org, Environment: "sandbox", APIKeyID: "key_audit", Action: action, RequestID: "req_" + action, Status: 200}
+		}
+		body := `{"transaction": {"id": "t1", "amount": 10, "currency": "EUR", "type": "card_payment", "customerId": "c1"}}`
+		d, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: evalReq(t, body), Persist: true, Audit: entry("decide")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: evalReq(t, body), Persist: false, Audit: entry("lookup")}); err != nil {
+			t.Fatal(err)
+		}
+		unknown := `{"transaction": {"id": "t2", "amount": 10, "currency": "EUR", "type": "card_payment", "customerId": "c1"}, "deviceSessionId": "dvs_nobody"}`
+		if _, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: evalReq(t, unknown), Persist: true, Audit: entry("refused")}); !errors.Is(err, store.ErrUnknownDeviceSession) {
+			t.Fatalf("unknown device session: %v", err)
+		}
+		var got []store.AuditLog
+		if err := s.DB.Where("org_id = ?", org).Find(&got).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Action != "decide" || got[0].ResourceID != d.Decision.ID || got[0].RequestID != "req_decide" || got[0].ID == "" {
+			t.Fatalf("audit entries %+v, want one naming decision %s", got, d.Decision.ID)
+		}
+	})
+}
+
 // TestFraudVersionFourEyes walks a version through its life cycle, with the four-eyes rule and
 // the state machine enforced by the conditional writes.
 func TestFraudVersionFourEyes(t *testing.T) {
