@@ -12,7 +12,9 @@ import (
 	"github.com/svcplatform/svc/api"
 	"github.com/svcplatform/svc/api/apitest"
 	"github.com/svcplatform/svc/dashboard"
+	"github.com/svcplatform/svc/internal/ids"
 	"github.com/svcplatform/svc/internal/secrets"
+	"github.com/svcplatform/svc/store"
 )
 
 // browser is a cookie-keeping client that does not follow redirects, so the tests see them.
@@ -213,6 +215,28 @@ func TestDashboardOtherOrganisationIsNotFound(t *testing.T) {
 	for _, path := range []string{"/dashboard/webhooks/" + id, "/dashboard/executions/exe_0000000000000000000000", "/dashboard/documents/doc_000000000000000000000000"} {
 		if p := b.do("GET", path, nil); p.Status != http.StatusNotFound || !strings.Contains(p.Body, "Not found") {
 			t.Errorf("GET %s: %d", path, p.Status)
+		}
+	}
+}
+
+// TestDashboardDocumentWaitingForItsPassword: a PDF waiting in password_required shows the
+// password form (the partial the analyses page shares), posting to its own document.
+func TestDashboardDocumentWaitingForItsPassword(t *testing.T) {
+	h, b := start(t)
+	d := &store.Document{ID: ids.New(ids.Document), OrgID: h.Org.ID, Filename: "locked.pdf",
+		Format: "pdf", Size: 10, SHA256: strings.Repeat("0", 64), BlobKey: "locked"}
+	if err := h.Store.Documents.Create(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	// The pipeline's inspect stage is what moves it there.
+	if err := h.Store.DB.Model(d).Update("status", "password_required").Error; err != nil {
+		t.Fatal(err)
+	}
+	signIn(t, b, "correct horse battery")
+	p := b.do("GET", "/dashboard/documents/"+d.ID, nil)
+	for _, want := range []string{`<h2 id="pw">This PDF is encrypted</h2>`, `<label for="doc-password">`, `action="/dashboard/documents/` + d.ID + `/password"`, `name="csrf"`} {
+		if p.Status != http.StatusOK || !strings.Contains(p.Body, want) {
+			t.Errorf("document page %d lacks %s", p.Status, want)
 		}
 	}
 }

@@ -179,6 +179,21 @@ func (q *request) redirect(url string) {
 }
 
 var funcs = template.FuncMap{
+	// dict builds a partial's arguments from key, value pairs: {{template "x" (dict "k" v)}}.
+	"dict": func(kv ...any) (map[string]any, error) {
+		if len(kv)%2 != 0 {
+			return nil, fmt.Errorf("dict: %d arguments, want key, value pairs", len(kv))
+		}
+		m := make(map[string]any, len(kv)/2)
+		for i := 0; i < len(kv); i += 2 {
+			k, ok := kv[i].(string)
+			if !ok {
+				return nil, fmt.Errorf("dict: key %v is not a string", kv[i])
+			}
+			m[k] = kv[i+1]
+		}
+		return m, nil
+	},
 	// when shows an RFC 3339 timestamp of the API in UTC, minutes precision.
 	"when": func(v any) string {
 		s, _ := v.(string)
