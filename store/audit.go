@@ -49,24 +49,15 @@ type auditJob struct {
 }
 
 func (j *auditJob) finished() chan struct{} { return j.done }
+func (j *auditJob) fail(err error)          { j.err = err }
 
-// writeAudits writes jobs' entries in one insert; when it fails, each is written again alone,
-// so that only a bad entry fails.
-func writeAudits(ctx context.Context, h *handle, jobs []*auditJob) {
+// writeAudits writes jobs' entries in one insert.
+func writeAudits(ctx context.Context, h *handle, jobs []*auditJob) error {
 	rows := make([]*AuditLog, len(jobs))
 	for i, j := range jobs {
 		rows[i] = j.entry
 	}
-	err := h.WriteTx(ctx, func(tx *gorm.DB) error { return tx.Create(rows).Error })
-	if err == nil || len(jobs) == 1 {
-		for _, j := range jobs {
-			j.err = err
-		}
-		return
-	}
-	for _, j := range jobs {
-		writeAudits(ctx, h, []*auditJob{j})
-	}
+	return h.WriteTx(ctx, func(tx *gorm.DB) error { return tx.Create(rows).Error })
 }
 
 // List pages through the organisation's audit log, newest first. f.Q matches the action,

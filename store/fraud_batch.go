@@ -18,7 +18,7 @@ const maxDecisionBatch = 64
 // decision's transaction locks its rows in order and runs beside the others. A batch keeps each
 // decision's guarantees: its counters, decision and alert are written in the same transaction;
 // decisions run one after another in it, so each reads the counters of those before it (exact
-// velocity); a failing decision fails alone (writeDecisions).
+// velocity); a failing decision fails alone (groupCommit.commit).
 type decisionJob struct {
 	in   FraudEvaluation
 	pre  *fraudPrepared
@@ -28,13 +28,12 @@ type decisionJob struct {
 }
 
 func (j *decisionJob) finished() chan struct{} { return j.done }
+func (j *decisionJob) fail(err error)          { j.out, j.err = nil, err }
 
 // writeDecisions writes jobs in one transaction: each decision's subjects, counters and alert
 // in turn (each reads the counters of those before it), then the decisions in one insert and
 // their requests' audit entries in another.
-// When one fails, nothing of the batch is kept and each decision is written again alone, so
-// only its own failure fails it (cheaper than a savepoint per decision on every batch).
-func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) {
+func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 	err := h.WriteTx(ctx, func(tx *gorm.DB) error {
 		rows := make([]FraudDecision, 0, len(jobs))
 		for _, j := range jobs {
@@ -63,18 +62,11 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) {
 		}
 		return nil
 	})
-	if err == nil {
-		for _, j := range jobs {
-			h.fraud.remember(j.in.OrgID, j.out.firstSeen)
-		}
-		return
-	}
-	if len(jobs) == 1 {
-		jobs[0].out, jobs[0].err = nil, err
-		return
+	if err != nil {
+		return err
 	}
 	for _, j := range jobs {
-		j.out = nil
-		writeDecisions(ctx, h, []*decisionJob{j})
+		h.fraud.remember(j.in.OrgID, j.out.firstSeen)
 	}
+	return nil
 }

@@ -86,8 +86,10 @@ func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided
 	}
 	if in.Persist {
 		job := &decisionJob{in: in, pre: pre}
-		writeDecisions(ctx, s.handle, []*decisionJob{job})
-		return job.out, job.err
+		if err := writeDecisions(ctx, s.handle, []*decisionJob{job}); err != nil {
+			return nil, err
+		}
+		return job.out, nil
 	}
 	var out *FraudDecided
 	err = s.WriteTx(ctx, func(tx *gorm.DB) error {

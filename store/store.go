@@ -122,8 +122,8 @@ type RateLimits struct{ *handle }
 // newStore wires every repository to one connection.
 func newStore(db *gorm.DB, dialect string) *Store {
 	h := &handle{DB: db, Dialect: dialect, writer: make(chan struct{}, 1), fraud: newFraudCache()}
-	h.decisions = newGroupCommit(maxDecisionBatch, func(ctx context.Context, jobs []*decisionJob) { writeDecisions(ctx, h, jobs) })
-	h.audits = newGroupCommit(maxAuditBatch, func(ctx context.Context, jobs []*auditJob) { writeAudits(ctx, h, jobs) })
+	h.decisions = newGroupCommit(maxDecisionBatch, func(ctx context.Context, jobs []*decisionJob) error { return writeDecisions(ctx, h, jobs) })
+	h.audits = newGroupCommit(maxAuditBatch, func(ctx context.Context, jobs []*auditJob) error { return writeAudits(ctx, h, jobs) })
 	return &Store{
 		handle:        h,
 		Orchestration: &Orchestration{h}, Documents: &Documents{h}, Screening: &Screening{h}, Webhooks: &Webhooks{h},
