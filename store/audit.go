@@ -57,7 +57,7 @@ func writeAudits(ctx context.Context, h *handle, jobs []*auditJob) error {
 	for i, j := range jobs {
 		rows[i] = j.entry
 	}
-	return h.WriteTx(ctx, func(tx *gorm.DB) error { return tx.Create(rows).Error })
+	return h.WriteTx(ctx, func(tx *gorm.DB) error { return insertRows(tx, rows) })
 }
 
 // List pages through the organisation's audit log, newest first. f.Q matches the action,

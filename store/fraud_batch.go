@@ -44,7 +44,7 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 			j.out = out
 			rows = append(rows, out.Decision)
 		}
-		if err := tx.Create(&rows).Error; err != nil {
+		if err := insertRows(tx, rows); err != nil {
 			return fmt.Errorf("decisions: %w", err)
 		}
 		var audits []AuditLog
@@ -56,7 +56,7 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 			}
 		}
 		if len(audits) > 0 {
-			if err := tx.Create(&audits).Error; err != nil {
+			if err := insertRows(tx, audits); err != nil {
 				return fmt.Errorf("audit: %w", err)
 			}
 		}

@@ -96,6 +96,26 @@ func (p *stmtPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (gorm.ConnP
 type stmtTx struct {
 	pool *stmtPool
 	tx   *sql.Tx
+	// bound holds the pool's statements bound to this transaction: a decision runs the same
+	// one-row upsert some forty times.
+	bound map[*sql.Stmt]*sql.Stmt
+}
+
+// prepared returns query's statement bound to the transaction, or nil when it is not prepared yet.
+func (t *stmtTx) prepared(ctx context.Context, query string) *sql.Stmt {
+	st := t.pool.stmt(query)
+	if st == nil {
+		return nil
+	}
+	if b, ok := t.bound[st]; ok {
+		return b
+	}
+	if t.bound == nil {
+		t.bound = map[*sql.Stmt]*sql.Stmt{}
+	}
+	b := t.tx.StmtContext(ctx, st)
+	t.bound[st] = b
+	return b
 }
 
 func (t *stmtTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -103,22 +123,22 @@ func (t *stmtTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, e
 }
 
 func (t *stmtTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if st := t.pool.stmt(query); st != nil {
-		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	if st := t.prepared(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
 	}
 	return t.tx.ExecContext(ctx, query, args...)
 }
 
 func (t *stmtTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := t.pool.stmt(query); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	if st := t.prepared(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
 	}
 	return t.tx.QueryContext(ctx, query, args...)
 }
 
 func (t *stmtTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st := t.pool.stmt(query); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	if st := t.prepared(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
 	}
 	return t.tx.QueryRowContext(ctx, query, args...)
 }
