@@ -81,6 +81,8 @@ type handle struct {
 	stmts *stmtPool
 	// writer queues this process's write transactions on SQLite (see WriteTx).
 	writer chan struct{}
+	// checkpoints copies the log of WriteTx's connection into the database (SQLite only).
+	checkpoints *checkpointer
 	// decisions and audits group this process's concurrent fraud decisions, and audit entries,
 	// into shared transactions on SQLite (groupCommit).
 	decisions *groupCommit[*decisionJob]
@@ -218,9 +220,26 @@ func openSQLiteOnce(ctx context.Context, path string, gcfg *gorm.Config) (*Store
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
 	}
 	s := newStore(db, "sqlite")
-	s.stmts = newStmtPool(conn)
-	if err := s.Ping(ctx); err != nil {
+	// The hot paths' write transactions (WriteTx) have a connection of their own. SQLite drops a
+	// connection's page cache whenever another connection has committed since it last read; on
+	// one connection, the pages a batch of decisions wrote are still cached for the next batch.
+	// It leaves checkpoints to the checkpointer.
+	writer, err := sql.Open("sqlite", dsn+"&_pragma=wal_autocheckpoint(0)")
+	if err != nil {
 		_ = conn.Close()
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	s.stmts = newStmtPool(writer)
+	checkpoints, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	s.checkpoints = newCheckpointer(checkpoints)
+	if err := s.Ping(ctx); err != nil {
+		_ = s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -247,13 +266,20 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the connection pool.
+// Close releases the connection pools.
 func (s *Store) Close() error {
 	db, err := s.DB.DB()
 	if err != nil {
 		return err
 	}
-	return db.Close()
+	err = db.Close()
+	if s.stmts != nil {
+		err = errors.Join(err, s.stmts.db.Close())
+	}
+	if s.checkpoints != nil {
+		err = errors.Join(err, s.checkpoints.close())
+	}
+	return err
 }
 
 // Tx runs fn in a transaction.

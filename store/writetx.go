@@ -15,7 +15,11 @@ func (s *handle) WriteTx(ctx context.Context, fn func(tx *gorm.DB) error) error 
 		if s.stmts != nil {
 			db = s.stmts.on(db)
 		}
-		return db.Transaction(fn)
+		err := db.Transaction(fn)
+		if err == nil && s.checkpoints != nil {
+			s.checkpoints.committed()
+		}
+		return err
 	})
 }
 
