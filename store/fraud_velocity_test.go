@@ -1,0 +1,57 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svcplatform/svc/internal/fraud"
+)
+
+// TestVelocityReadSeeksItsBuckets: SQLite reads every feature's counters as range searches of
+// the primary key down to the bucket's start, never as a walk over all the entity's rows (an
+// entity keeps a row for every second it was active, for 30 days).
+func TestVelocityReadSeeksItsBuckets(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "svc.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o := fraud.Observation{At: time.Date(2026, 11, 25, 13, 7, 42, 0, time.UTC), Currency: "EUR", AmountMinor: 1000,
+		Entities: map[fraud.Dimension]string{fraud.DimCustomer: "c1", fraud.DimAccount: "a1", fraud.DimDevice: "d1", fraud.DimIP: "10.0.0.1", fraud.DimCounterparty: "p1"}}
+	q, args, asked := velocityQuery("org_1", o, fraud.AllFeatures())
+	if len(asked) != len(fraud.AllFeatures()) {
+		t.Fatalf("asked %d features, want %d", len(asked), len(fraud.AllFeatures()))
+	}
+	var plan []struct {
+		ID, Parent, Notused int
+		Detail              string
+	}
+	if err := st.DB.Raw("EXPLAIN QUERY PLAN "+q, args...).Scan(&plan).Error; err != nil {
+		t.Fatal(err)
+	}
+	counters, seen := 0, 0
+	for _, p := range plan {
+		switch {
+		case strings.Contains(p.Detail, "fraud_velocity_counters"):
+			counters++
+			if !strings.HasPrefix(p.Detail, "SEARCH") || !strings.Contains(p.Detail, "bucket_size=? AND bucket_start>? AND bucket_start<?") {
+				t.Errorf("counters read as %q, want a search down to the bucket range", p.Detail)
+			}
+		case strings.Contains(p.Detail, "fraud_velocity_seen"):
+			seen++
+			if !strings.HasPrefix(p.Detail, "SEARCH") || !strings.Contains(p.Detail, "last_seen>?") {
+				t.Errorf("distinct values read as %q, want a search of the window index", p.Detail)
+			}
+		}
+	}
+	if counters == 0 || seen == 0 {
+		t.Fatalf("plan reads counters %d times and distinct values %d times: %+v", counters, seen, plan)
+	}
+}
