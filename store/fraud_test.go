@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -357,5 +358,76 @@ func wantStoredEvent(t *testing.T, s *store.Store, p *store.Published, name, dec
 	}
 	if err := json.Unmarshal(e.Body, &env); err != nil || env.Event != name || env.Data["decisionId"] != decisionID {
 		t.Errorf("stored event %s: %+v, %v", e.Body, env, err)
+	}
+}
+
+// TestFraudDecisionsOfTwoProcessesAreExact: two API processes' stores decide at once for
+// customers and counterparties they share, so their batches (SQLite) or transactions
+// (PostgreSQL) wait for each other's rows in every order: every decision is stored, and each
+// customer's and counterparty's event counts the decisions saw are 1..n, each once.
+func TestFraudDecisionsOfTwoProcessesAreExact(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			s, other := storetest.Open(t, b), storetest.Open(t, b)
+			ctx := context.Background()
+			org := newOrg(t, s)
+			live := allFeaturesVersion(t)
+			counts := map[fraud.Dimension]fraud.Feature{}
+			for _, f := range live.Rules.Features() {
+				if f.Metric == fraud.MetricCount && f.Window.Length == fraud.Windows[len(fraud.Windows)-1].Length {
+					counts[f.Dimension] = f
+				}
+			}
+			const n = 120
+			at := time.Now().UTC().Truncate(time.Millisecond).Format(time.RFC3339Nano)
+			type saw struct {
+				customer, counterparty string
+				byCustomer, byParty    float64
+			}
+			results := make(chan saw, n)
+			errs := make(chan error, n)
+			for i := range n {
+				go func() {
+					c, p := fmt.Sprintf("c%d", i%4), fmt.Sprintf("p%d", i%3)
+					req, err := fraud.ParseEvaluate([]byte(fmt.Sprintf(`{"transaction": {"id": "t%d", "amount": 1, "currency": "EUR", "type": "transfer",
+						"customerId": %q, "counterparty": %q, "ip": "10.0.0.%d", "occurredAt": %q}}`, i, c, p, i%5, at)), fraud.KindTransaction, time.Now())
+					if err != nil {
+						errs <- err
+						return
+					}
+					d, err := []*store.Store{s, other}[i%2].Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: req, Live: live, Persist: true})
+					if err != nil {
+						errs <- err
+						return
+					}
+					cf, pf := counts[fraud.DimCustomer], counts[fraud.DimCounterparty]
+					results <- saw{c, p, d.Features[string(cf.Dimension)][cf.Name()], d.Features[string(pf.Dimension)][pf.Name()]}
+				}()
+			}
+			byCustomer, byParty := map[string][]float64{}, map[string][]float64{}
+			for range n {
+				select {
+				case err := <-errs:
+					t.Fatal(err)
+				case r := <-results:
+					byCustomer[r.customer] = append(byCustomer[r.customer], r.byCustomer)
+					byParty[r.counterparty] = append(byParty[r.counterparty], r.byParty)
+				}
+			}
+			for _, group := range []map[string][]float64{byCustomer, byParty} {
+				for who, saw := range group {
+					slices.Sort(saw)
+					for i, v := range saw {
+						if v != float64(i+1) {
+							t.Fatalf("%s's decisions saw counts %v, want 1..%d each once", who, saw, len(saw))
+						}
+					}
+				}
+			}
+			var stored int64
+			if err := s.DB.Model(&store.FraudDecision{}).Where("org_id = ?", org).Count(&stored).Error; err != nil || stored != n {
+				t.Fatalf("%d decisions stored (%v), want %d", stored, err, n)
+			}
+		})
 	}
 }
