@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,12 +15,7 @@ import (
 // would stay in the log and the file would not grow.
 func TestWriterLogCheckpointedInBackground(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "svc.db")
-	st, err := Open(ctx, "sqlite:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, path := openSQLiteFile(t)
 	if err := st.DB.Exec("CREATE TABLE checkpoint_probe (n INTEGER PRIMARY KEY, filler TEXT NOT NULL)").Error; err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +13,8 @@ import (
 // the primary key down to the bucket's start, never as a walk over all the entity's rows (an
 // entity keeps a row for every second it was active, for 30 days).
 func TestVelocityReadSeeksItsBuckets(t *testing.T) {
-	ctx := context.Background()
-	st, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "svc.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
+	st, _ := openSQLiteFile(t)
+	if err := st.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	o := fraud.Observation{At: time.Date(2026, 11, 25, 13, 7, 42, 0, time.UTC), Currency: "EUR", AmountMinor: 1000,

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,11 +14,7 @@ import (
 // as transactions do; statements past the pool's size still run (unprepared) and correctly.
 func TestWriteTxRunsStatementsPrepared(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "svc.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, _ := openSQLiteFile(t)
 	if err := st.DB.Exec("CREATE TABLE stmt_probe (n INTEGER NOT NULL)").Error; err != nil {
 		t.Fatal(err)
 	}
