@@ -15,6 +15,7 @@
 //	go test ./bench/authn/ -run '^$' -bench AuthOverhead -benchtime 1x             (authenticated list / same handler without middleware)
 //	go test ./bench/fraudevaluate/ -run '^$' -bench Evaluate -benchtime 1x        (POST /api/transactions/evaluate / bare parse-and-insert)
 //	go test ./bench/fraudengine/ -run '^$' -bench . -benchtime 3s                 (rule engine per core / the same rules as Go)
+//	go test ./bench/fraudhistory/ -run '^$' -bench History -benchtime 300x       (a lookup after 30 days of history / after one day)
 //	go test ./bench/screening/ -run '^$' -bench . -benchtime 2000x                (100k-entity list: in process, through the API, rescreens)
 //	go test ./bench/statementsengine/ -run '^$' -bench . -benchtime 6x            (statement pages per minute, engine alone)
 //
