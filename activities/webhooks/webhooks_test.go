@@ -111,8 +111,12 @@ func newFixture(t *testing.T, s *store.Store, allowLoopback bool) *fixture {
 		t.Fatal(err)
 	}
 	st := &starts{runs: map[string]hookwf.WebhookDeliveryInput{}}
+	// The inline wait is long here: on a loaded machine the default second turned answered first
+	// attempts into ladders (a PostgreSQL fan-out of 50 failed 3 runs in 8). The tests of the wait
+	// itself set their own.
 	return &fixture{ctx: context.Background(), s: s, starts: st, org: org.ID,
-		w: &Activities{Store: s, Box: box, HTTP: g.Client(), Temporal: st, Schedule: ladder, ReceiverTimeout: 2 * time.Second}}
+		w: &Activities{Store: s, Box: box, HTTP: g.Client(), Temporal: st, Schedule: ladder, ReceiverTimeout: 2 * time.Second,
+			InlineWait: 30 * time.Second}}
 }
 
 // subscribe creates an active subscription and returns it with its secret.
