@@ -79,8 +79,6 @@ type handle struct {
 	Dialect string
 	// stmts keeps the statements of the hot paths' write transactions prepared (WriteTx; SQLite only).
 	stmts *stmtPool
-	// writer queues this process's write transactions on SQLite (see WriteTx).
-	writer chan struct{}
 	// checkpoints copies the log of WriteTx's connection into the database (SQLite only).
 	checkpoints *checkpointer
 	// decisions and audits group this process's concurrent fraud decisions, and audit entries,
@@ -123,7 +121,7 @@ type RateLimits struct{ *handle }
 
 // newStore wires every repository to one connection.
 func newStore(db *gorm.DB, dialect string) *Store {
-	h := &handle{DB: db, Dialect: dialect, writer: make(chan struct{}, 1), fraud: newFraudCache()}
+	h := &handle{DB: db, Dialect: dialect, fraud: newFraudCache()}
 	h.decisions = newGroupCommit(maxDecisionBatch, func(ctx context.Context, jobs []*decisionJob) error { return writeDecisions(ctx, h, jobs) })
 	h.audits = newGroupCommit(maxAuditBatch, func(ctx context.Context, jobs []*auditJob) error { return writeAudits(ctx, h, jobs) })
 	return &Store{
@@ -197,10 +195,11 @@ func openSQLite(ctx context.Context, path string, gcfg *gorm.Config) (*Store, er
 // sqliteOpenTimeout bounds openSQLite's retries, as busy_timeout bounds every other wait.
 const sqliteOpenTimeout = 10 * time.Second
 
-// openSQLiteOnce opens path. Each connection keeps 16 MiB of pages (SQLite's default is 2) and
-// its statement journals in memory: a batch of fraud decisions touches more pages than 2 MiB,
-// and each of its upserts journals the pages it changes; written to temporary files, the two
-// were a quarter of the velocity writes in a profile of bench/fraudevaluate.
+// openSQLiteOnce opens path. Each connection keeps 16 MiB of pages (SQLite's default is 2), as
+// a batch of fraud decisions touches more than 2 MiB, and its temporary files (the statement
+// journals of multi-row writes, sorts) in memory: in a profile of bench/fraudevaluate, before
+// the fast path wrote a row per statement (insertRows), page spills and journals written to
+// files were a quarter of the velocity writes.
 func openSQLiteOnce(ctx context.Context, path string, gcfg *gorm.Config) (*Store, error) {
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-16384)&_pragma=temp_store(memory)&_txlock=immediate"
 	conn, err := sql.Open("sqlite", dsn)
@@ -220,9 +219,13 @@ func openSQLiteOnce(ctx context.Context, path string, gcfg *gorm.Config) (*Store
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
 	}
 	s := newStore(db, "sqlite")
-	// The hot paths' write transactions (WriteTx) have a connection of their own. SQLite drops a
-	// connection's page cache whenever another connection has committed since it last read; on
-	// one connection, the pages a batch of decisions wrote are still cached for the next batch.
+	// The hot paths' write transactions (WriteTx) have a connection of their own:
+	// - SQLite drops a connection's page cache whenever another connection has committed since
+	//   it last read; on one connection, the pages a batch of decisions wrote are still cached
+	//   for the next batch;
+	// - they queue for it in Go, so the next starts as soon as the last ends. Met at SQLite's
+	//   lock instead, they waited in its busy handler, which sleeps in steps of up to 100 ms (a
+	//   block profile of bench/fraudevaluate: hundreds of milliseconds with the lock idle).
 	// It leaves checkpoints to the checkpointer.
 	writer, err := sql.Open("sqlite", dsn+"&_pragma=wal_autocheckpoint(0)")
 	if err != nil {

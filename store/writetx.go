@@ -7,40 +7,19 @@ import (
 	"gorm.io/gorm"
 )
 
-// WriteTx runs fn in a write transaction of a hot path, in this process's write queue (inTurn),
-// on prepared statements on SQLite (stmtPool).
+// WriteTx runs fn in a write transaction of a hot path. On SQLite it runs on the writer
+// connection (openSQLiteOnce), on statements prepared once (stmtPool), and wakes the
+// checkpointer after its commit.
 func (s *handle) WriteTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	return s.inTurn(ctx, func() error {
-		db := s.DB.WithContext(ctx)
-		if s.stmts != nil {
-			db = s.stmts.on(db)
-		}
-		err := db.Transaction(fn)
-		if err == nil && s.checkpoints != nil {
-			s.checkpoints.committed()
-		}
-		return err
-	})
-}
-
-// inTurn runs a write on SQLite after this process's earlier writes queued here. SQLite has one
-// writer (transactions here begin IMMEDIATE); a connection that meets the lock waits in
-// SQLite's busy handler, which sleeps in steps of up to 100 ms and misses the moment the lock
-// is free. A block profile of bench/fraudevaluate showed decisions and their audit entries
-// sleeping there hundreds of milliseconds while the lock was idle; queued in Go, the next
-// writer starts as soon as the last ends. Other processes on the same file still meet the
-// busy handler. On PostgreSQL (row locks) it runs fn at once.
-func (s *handle) inTurn(ctx context.Context, fn func() error) error {
-	if s.Dialect != "sqlite" || s.writer == nil {
-		return fn()
+	db := s.DB.WithContext(ctx)
+	if s.stmts != nil {
+		db = s.stmts.on(db)
 	}
-	select {
-	case s.writer <- struct{}{}:
-		defer func() { <-s.writer }()
-	case <-ctx.Done():
-		return ctx.Err()
+	err := db.Transaction(fn)
+	if err == nil && s.checkpoints != nil {
+		s.checkpoints.committed()
 	}
-	return fn()
+	return err
 }
 
 // insertRows inserts rows in a write transaction: in one statement on PostgreSQL (one round
