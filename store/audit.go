@@ -53,9 +53,9 @@ func (j *auditJob) fail(err error)          { j.err = err }
 
 // writeAudits writes jobs' entries in one insert.
 func writeAudits(ctx context.Context, h *handle, jobs []*auditJob) error {
-	rows := make([]*AuditLog, len(jobs))
+	rows := make([]AuditLog, len(jobs))
 	for i, j := range jobs {
-		rows[i] = j.entry
+		rows[i] = *j.entry
 	}
 	return h.WriteTx(ctx, func(tx *gorm.DB) error { return insertRows(tx, rows) })
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"reflect"
 
 	"gorm.io/gorm"
 )
@@ -34,13 +33,8 @@ func insertRows[T any](tx *gorm.DB, rows []T) error {
 	if tx.Name() != "sqlite" || len(rows) == 1 {
 		return tx.Create(rows).Error
 	}
-	pointers := reflect.TypeFor[T]().Kind() == reflect.Pointer
 	for i := range rows {
-		var row any = &rows[i]
-		if pointers {
-			row = rows[i]
-		}
-		if err := tx.Create(row).Error; err != nil {
+		if err := tx.Create(&rows[i]).Error; err != nil {
 			return err
 		}
 	}
