@@ -48,9 +48,8 @@ func (c *checkpointer) run() {
 			return
 		case <-c.wake:
 		}
-		var busy, logPages, done int
-		row := c.db.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)")
-		_ = row.Scan(&busy, &logPages, &done) // a failed checkpoint is tried again after the next commit
+		// A failed checkpoint is tried again after the next commit.
+		_, _ = c.db.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)")
 		select {
 		case <-c.stop:
 			return

@@ -60,10 +60,8 @@ func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool
 	}
 }
 
-// writeVelocityRows writes each row in a statement of its own, on SQLite: a statement writing
-// several rows in a transaction keeps a journal of every page it changes, to undo itself alone.
-// In a profile of bench/fraudevaluate that journal was a quarter of the decisions' write; a
-// one-row statement needs none, and a failed one fails the transaction as a whole anyway.
+// writeVelocityRows writes each row in a statement of its own, on SQLite, for the reason
+// insertRows gives.
 func writeVelocityRows(tx *gorm.DB, counters, seen int, args []any) error {
 	for i := range counters {
 		if err := execRow(tx, counterColumns+counterTuple+counterUpsert, args[7*i:7*i+7]); err != nil {
