@@ -23,8 +23,10 @@ const (
 			WHERE excluded.last_seen > fraud_velocity_seen.last_seen`
 )
 
-// writeVelocity adds an observation to the velocity counters and the last-seen values, rows in
-// a fixed order (dimension, then bucket) so concurrent transactions lock them in the same order.
+// writeVelocity adds an observation to the velocity counters and the last-seen values, each
+// table's rows in a fixed order (dimension, then bucket or attribute) so concurrent transactions
+// lock them in the same order. (On PostgreSQL one statement writes both tables, in whichever
+// order it runs them: the same for every decision, as the statement's shape is.)
 func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool) error {
 	var keys []fraud.CounterKey
 	if counters {
