@@ -51,19 +51,9 @@ func (s *Alerts) Raise(ctx context.Context, a *Alert) (stored *Alert, created bo
 // RaiseAlert is Raise inside the caller's transaction, so a record that needs a person
 // (a fraud decision) never exists without its alert.
 func RaiseAlert(tx *gorm.DB, a *Alert) (*Alert, bool, error) {
-	if a.OrgID == "" || a.Source == "" || a.SourceRef == "" {
-		return nil, false, errors.New("store: alert needs an organisation, a source and a source record")
+	if err := newAlert(a); err != nil {
+		return nil, false, err
 	}
-	now := time.Now().UTC()
-	if a.CreatedAt.IsZero() {
-		a.CreatedAt = now
-	}
-	a.UpdatedAt = now
-	if a.ID == "" {
-		a.ID = ids.NewAt(ids.Alert, a.CreatedAt)
-	}
-	a.DedupeKey = cases.DedupeKey(cases.AlertSource(a.Source), a.SourceRef, a.Subject)
-	a.Status = string(cases.Alerts.Initial())
 	res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "org_id"}, {Name: "dedupe_key"}}, DoNothing: true}).Create(a)
 	if res.Error != nil {
 		return nil, false, res.Error
@@ -76,6 +66,36 @@ func RaiseAlert(tx *gorm.DB, a *Alert) (*Alert, bool, error) {
 		return nil, false, err
 	}
 	return &cur, false, nil
+}
+
+// newAlert completes a new alert: its id, times, dedupe key and first status.
+func newAlert(a *Alert) error {
+	if a.OrgID == "" || a.Source == "" || a.SourceRef == "" {
+		return errors.New("store: alert needs an organisation, a source and a source record")
+	}
+	now := time.Now().UTC()
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = now
+	}
+	a.UpdatedAt = now
+	if a.ID == "" {
+		a.ID = ids.NewAt(ids.Alert, a.CreatedAt)
+	}
+	a.DedupeKey = cases.DedupeKey(cases.AlertSource(a.Source), a.SourceRef, a.Subject)
+	a.Status = string(cases.Alerts.Initial())
+	return nil
+}
+
+// raiseNewAlerts stores alerts raised by records the caller's transaction creates (a batch's
+// decisions) in one insert: no alert can share their dedupe keys, so, unlike RaiseAlert, there
+// is none to look for; one that did would fail the transaction.
+func raiseNewAlerts(tx *gorm.DB, alerts []Alert) error {
+	for i := range alerts {
+		if err := newAlert(&alerts[i]); err != nil {
+			return err
+		}
+	}
+	return insertRows(tx, alerts)
 }
 
 // Get loads an alert of the organisation.

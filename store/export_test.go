@@ -33,3 +33,7 @@ func MigrationLock(ctx context.Context, st *Store) (release func() error, err er
 		return err
 	}, nil
 }
+
+// DecisionBatchesRetried is how many of st's decision batches failed and were written again
+// decision by decision.
+func DecisionBatchesRetried(st *Store) int64 { return st.decisions.retried.Load() }

@@ -6,19 +6,21 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/svcplatform/svc/internal/events"
+	"github.com/svcplatform/svc/internal/fraud"
 	"github.com/svcplatform/svc/internal/ids"
 )
 
 // maxDecisionBatch caps the decisions one transaction writes.
 const maxDecisionBatch = 64
 
-// decisionJob is one request's decision waiting for, or written by, a batch (groupCommit).
-// Only SQLite decisions batch: on PostgreSQL a batch would lock the counter rows of its
-// decisions in no global order, so two API processes' batches could deadlock; there each
-// decision's transaction locks its rows in order and runs beside the others. A batch keeps each
-// decision's guarantees: its counters, decision and alert are written in the same transaction;
-// decisions run one after another in it, so each reads the counters of those before it (exact
-// velocity); a failing decision fails alone (groupCommit.commit).
+// decisionJob is one request's decision waiting for, or written by, a batch (groupCommit). A
+// batch keeps each decision's guarantees: its counters, decision, alert and event are written
+// in the same transaction; decisions run one after another in it, so each reads the counters of
+// those before it (exact velocity); a failing decision fails alone (groupCommit.commit). On
+// PostgreSQL a batch first locks every counter row its decisions write, in one global order
+// (lockVelocity), so two API processes' batches never wait for each other in a cycle, and each
+// decision then writes and reads its counters in one round trip (observeVelocity).
 type decisionJob struct {
 	in   FraudEvaluation
 	pre  *fraudPrepared
@@ -30,12 +32,23 @@ type decisionJob struct {
 func (j *decisionJob) finished() chan struct{} { return j.done }
 func (j *decisionJob) fail(err error)          { j.out, j.err = nil, err }
 
-// writeDecisions writes jobs in one transaction: each decision's subjects, counters and alert
-// in turn (each reads the counters of those before it), then the decisions in one insert and
-// their requests' audit entries in another.
+// writeDecisions writes jobs in one transaction: each decision's subjects and counters in
+// turn (each reads the counters of those before it), then the batch's decisions, alerts,
+// events and audit entries, each kind in one insert. Each round trip of the transaction is
+// time that other processes' decisions of the same entities wait on PostgreSQL.
 func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 	err := h.WriteTx(ctx, func(tx *gorm.DB) error {
+		orgs, obs := make([]string, len(jobs)), make([]fraud.Observation, len(jobs))
+		for i, j := range jobs {
+			orgs[i] = j.in.OrgID
+			_, obs[i] = observe(j.in, j.pre)
+		}
+		if err := lockVelocity(tx, orgs, obs); err != nil {
+			return err
+		}
 		rows := make([]FraudDecision, 0, len(jobs))
+		var alerts []Alert
+		var envs []events.Envelope
 		for _, j := range jobs {
 			out, err := evaluateIn(tx, j.in, j.pre)
 			if err != nil {
@@ -43,22 +56,39 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 			}
 			j.out = out
 			rows = append(rows, out.Decision)
+			if out.Alert != nil {
+				alerts = append(alerts, *out.Alert)
+			}
+			if out.event != nil {
+				envs = append(envs, *out.event)
+			}
 		}
 		if err := insertRows(tx, rows); err != nil {
 			return fmt.Errorf("decisions: %w", err)
 		}
+		if err := raiseNewAlerts(tx, alerts); err != nil {
+			return fmt.Errorf("alerts: %w", err)
+		}
+		published, err := publishNewEventsIn(tx, envs)
+		if err != nil {
+			return fmt.Errorf("events: %w", err)
+		}
 		var audits []AuditLog
 		for _, j := range jobs {
+			if out := j.out; out.Alert != nil {
+				out.Alert, alerts = &alerts[0], alerts[1:]
+			}
+			if out := j.out; out.event != nil {
+				out.Announced, published = published[0], published[1:]
+			}
 			if a := j.in.Audit; a != nil {
 				e := *a
 				e.ID, e.ResourceID, e.CreatedAt = ids.NewAt(ids.Audit, j.out.Decision.CreatedAt), j.out.Decision.ID, j.out.Decision.CreatedAt
 				audits = append(audits, e)
 			}
 		}
-		if len(audits) > 0 {
-			if err := insertRows(tx, audits); err != nil {
-				return fmt.Errorf("audit: %w", err)
-			}
+		if err := insertRows(tx, audits); err != nil {
+			return fmt.Errorf("audit: %w", err)
 		}
 		return nil
 	})

@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/svcplatform/svc/internal/cases"
+	"github.com/svcplatform/svc/internal/events"
 	"github.com/svcplatform/svc/internal/fraud"
 	"github.com/svcplatform/svc/internal/ids"
 )
@@ -59,10 +60,14 @@ type FraudDecided struct {
 	Decision   FraudDecision
 	Evaluation fraud.Evaluation
 	Features   fraud.Features
-	Alert      *Alert
+	// Alert is the alert the decision raised, written with it; nil when its outcome needs no
+	// person, and for a lookup.
+	Alert *Alert
 	// Announced is the event the decision's outcome announces (written with it), its first
 	// attempts still to make; nil when the outcome announces none, and for a lookup.
 	Announced *Published
+	// event is Announced's envelope, until the batch writes it.
+	event *events.Envelope
 	// firstSeen is when the decision's customer and device were first seen, for fraudCache once
 	// the decision is committed.
 	firstSeen map[subjectKey]time.Time
@@ -79,20 +84,17 @@ func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided
 	if err != nil {
 		return nil, err
 	}
-	if in.Persist && s.Dialect == "sqlite" {
+	if in.Persist {
 		job := &decisionJob{in: in, pre: pre, done: make(chan struct{})}
 		s.decisions.run(ctx, job)
 		return job.out, job.err
 	}
-	if in.Persist {
-		job := &decisionJob{in: in, pre: pre}
-		if err := writeDecisions(ctx, s.handle, []*decisionJob{job}); err != nil {
-			return nil, err
-		}
-		return job.out, nil
-	}
 	var out *FraudDecided
 	err = s.WriteTx(ctx, func(tx *gorm.DB) error {
+		_, obs := observe(in, pre)
+		if err := lockVelocity(tx, []string{in.OrgID}, []fraud.Observation{obs}); err != nil {
+			return err
+		}
 		d, err := evaluateIn(tx, in, pre)
 		if err != nil {
 			return err
@@ -154,8 +156,9 @@ func (s *Fraud) prepare(ctx context.Context, in FraudEvaluation) (*fraudPrepared
 	return pre, nil
 }
 
-// evaluateIn makes a decision in tx, all but its own row, which the caller inserts with the
-// others of its batch (a lookup keeps none).
+// evaluateIn makes a decision in tx, whose caller has locked its entities (lockVelocity):
+// its subjects and counters, not its own row, alert and event, which the caller writes with
+// those of its batch (a lookup keeps none).
 func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDecided, error) {
 	ev := in.Request.Event
 	subjects := []subjectKey{{"customer", ev.CustomerID}}
@@ -171,19 +174,13 @@ func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDeci
 		at := first[subjects[1]]
 		device = fraud.DeviceView{Known: true, SessionID: sess.ID, ID: sess.DeviceID, FirstSeenAt: at,
 			AgeHours: ev.OccurredAt.Sub(at).Hours(), IP: sess.IP, Country: sess.Country, Signals: sess.Signals}
-		if ev.IP == "" {
-			ev.IP = sess.IP
-		}
 	}
 	at := first[subjects[0]]
 	customer := fraud.CustomerView{ID: ev.CustomerID, FirstSeenAt: at, AgeDays: ev.OccurredAt.Sub(at).Hours() / 24, IsNew: isNew[subjects[0]]}
 
-	obs := fraud.ObserveEvent(&ev, device.ID)
-	if err := writeVelocity(tx, in.OrgID, obs, true); err != nil {
-		return nil, err
-	}
+	ev, obs := observe(in, pre)
 	live, shadow := in.ruleSets()
-	features, err := readVelocity(tx, in.OrgID, obs, fraud.FeaturesOf(live, shadow))
+	features, err := observeVelocity(tx, in.OrgID, obs, fraud.FeaturesOf(live, shadow))
 	if err != nil {
 		return nil, err
 	}
@@ -219,21 +216,36 @@ func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDeci
 		return nil, err
 	}
 	out := &FraudDecided{Decision: d, Evaluation: evaluation, Features: features, firstSeen: first}
-	if evaluation.Live.Outcome.RaisesAlert() {
-		a, _, err := RaiseAlert(tx, &Alert{OrgID: in.OrgID, Source: string(cases.SourceFraud), SourceRef: d.ID,
-			CustomerID: d.CustomerID, Score: float64(d.Score), ReasonCodes: evaluation.Live.ReasonCodes,
-			Summary: fmt.Sprintf("%s: score %d", d.Outcome, d.Score), Details: map[string]any{"outcome": d.Outcome}, CreatedAt: now})
-		if err != nil {
-			return nil, fmt.Errorf("alert: %w", err)
-		}
-		out.Alert = a
+	if !in.Persist {
+		return out, nil
 	}
-	if name := decisionEventName(evaluation.Live.Outcome); name != "" && in.Persist {
-		if out.Announced, err = announceDecision(tx, name, d.ID, &d, evaluation.Live.ReasonCodes, now); err != nil {
+	if evaluation.Live.Outcome.RaisesAlert() {
+		out.Alert = &Alert{OrgID: in.OrgID, Source: string(cases.SourceFraud), SourceRef: d.ID,
+			CustomerID: d.CustomerID, Score: float64(d.Score), ReasonCodes: evaluation.Live.ReasonCodes,
+			Summary: fmt.Sprintf("%s: score %d", d.Outcome, d.Score), Details: map[string]any{"outcome": d.Outcome}, CreatedAt: now}
+	}
+	if name := decisionEventName(evaluation.Live.Outcome); name != "" {
+		env, err := decisionEvent(name, d.ID, &d, evaluation.Live.ReasonCodes, now)
+		if err != nil {
 			return nil, fmt.Errorf("event: %w", err)
 		}
+		out.event = &env
 	}
 	return out, nil
+}
+
+// observe is the event as rules see it (its IP, when it names none, its device session's) and
+// what it adds to the velocity counters.
+func observe(in FraudEvaluation, pre *fraudPrepared) (fraud.Event, fraud.Observation) {
+	ev := in.Request.Event
+	deviceID := ""
+	if sess := pre.session; sess != nil {
+		deviceID = sess.DeviceID
+		if ev.IP == "" {
+			ev.IP = sess.IP
+		}
+	}
+	return ev, fraud.ObserveEvent(&ev, deviceID)
 }
 
 func fraudJSON(v any) (string, error) {

@@ -27,20 +27,16 @@ func decisionEventName(o fraud.Outcome) string {
 	return ""
 }
 
-// announceDecision writes event name of decision d under key (the decision's id, or its
-// review's), at at.
-func announceDecision(tx *gorm.DB, name, key string, d *FraudDecision, reasonCodes []string, at time.Time) (*Published, error) {
+// decisionEvent is event name of decision d under key (the decision's id, or its review's),
+// at at.
+func decisionEvent(name, key string, d *FraudDecision, reasonCodes []string, at time.Time) (events.Envelope, error) {
 	at = at.UTC().Truncate(time.Millisecond)
 	if reasonCodes == nil {
 		reasonCodes = []string{}
 	}
-	env, err := events.NewEnvelope(events.DeriveID(at, key, name), name, d.OrgID, at, map[string]any{
+	return events.NewEnvelope(events.DeriveID(at, key, name), name, d.OrgID, at, map[string]any{
 		"decisionId": d.ID, "outcome": d.Outcome, "score": d.Score, "reasonCodes": reasonCodes,
 		"customerId": d.CustomerID, "transactionId": events.OrNull(d.TransactionID), "externalId": events.OrNull(d.ExternalID)})
-	if err != nil {
-		return nil, err
-	}
-	return PublishEventIn(tx, env)
 }
 
 // announceReviewDecline writes fraud.decision.declined for a decision a reviewer declined: a
@@ -50,7 +46,11 @@ func announceReviewDecline(tx *gorm.DB, d *FraudDecision, at time.Time) (*Publis
 	if err := json.Unmarshal([]byte(d.Result), &res); err != nil {
 		return nil, err
 	}
-	return announceDecision(tx, events.FraudDecisionDeclined, d.ID+"/review", d, res.ReasonCodes, at)
+	env, err := decisionEvent(events.FraudDecisionDeclined, d.ID+"/review", d, res.ReasonCodes, at)
+	if err != nil {
+		return nil, err
+	}
+	return PublishEventIn(tx, env)
 }
 
 // announcePublished writes fraud.ruleset.published for version v of rule set rs.

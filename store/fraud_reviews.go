@@ -79,6 +79,16 @@ func (s *Fraud) CreateDeviceSession(ctx context.Context, orgID string, req *frau
 	var out DeviceSessionSeen
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
 		now := time.Now().UTC().Truncate(time.Millisecond)
+		obs := fraud.Observation{At: now, Country: req.Country, Entities: map[fraud.Dimension]string{fraud.DimDevice: req.DeviceID}}
+		if req.CustomerID != "" {
+			obs.Entities[fraud.DimCustomer] = req.CustomerID
+		}
+		if req.IP != "" {
+			obs.Entities[fraud.DimIP] = req.IP
+		}
+		if err := lockVelocity(tx, []string{orgID}, []fraud.Observation{obs}); err != nil {
+			return err
+		}
 		sess := FraudDeviceSession{ID: ids.NewAt(ids.DeviceSession, now), OrgID: orgID, DeviceID: req.DeviceID, CustomerID: req.CustomerID,
 			IP: req.IP, Country: req.Country, Signals: req.Signals, ExternalID: req.ExternalID, CreatedAt: now}
 		if err := tx.Create(&sess).Error; err != nil {
@@ -88,18 +98,11 @@ func (s *Fraud) CreateDeviceSession(ctx context.Context, orgID string, req *frau
 		if err != nil {
 			return err
 		}
-		obs := fraud.Observation{At: now, Country: req.Country, Entities: map[fraud.Dimension]string{fraud.DimDevice: req.DeviceID}}
-		if req.CustomerID != "" {
-			obs.Entities[fraud.DimCustomer] = req.CustomerID
-		}
-		if req.IP != "" {
-			obs.Entities[fraud.DimIP] = req.IP
-		}
 		// A session is a sighting, not an event: it refreshes distinct values, it adds no counts.
 		if err := writeVelocity(tx, orgID, obs, false); err != nil {
 			return err
 		}
-		v, err := readVelocity(tx, orgID, obs, deviceSessionFeatures)
+		v, err := readVelocity(tx, orgID, obs, deviceSessionFeatures, nil)
 		if err != nil {
 			return err
 		}

@@ -362,9 +362,10 @@ func wantStoredEvent(t *testing.T, s *store.Store, p *store.Published, name, dec
 }
 
 // TestFraudDecisionsOfTwoProcessesAreExact: two API processes' stores decide at once for
-// customers and counterparties they share, so their batches (SQLite) or transactions
-// (PostgreSQL) wait for each other's rows in every order: every decision is stored, and each
-// customer's and counterparty's event counts the decisions saw are 1..n, each once.
+// customers and counterparties they share, so their batches wait for each other's entities in
+// every order: every decision is stored, and each customer's and counterparty's event counts
+// the decisions saw are 1..n, each once, and no batch failed (on PostgreSQL, a deadlock between
+// the two processes' batches would fail one).
 func TestFraudDecisionsOfTwoProcessesAreExact(t *testing.T) {
 	for _, b := range storetest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
@@ -427,6 +428,9 @@ func TestFraudDecisionsOfTwoProcessesAreExact(t *testing.T) {
 			var stored int64
 			if err := s.DB.Model(&store.FraudDecision{}).Where("org_id = ?", org).Count(&stored).Error; err != nil || stored != n {
 				t.Fatalf("%d decisions stored (%v), want %d", stored, err, n)
+			}
+			if r := store.DecisionBatchesRetried(s) + store.DecisionBatchesRetried(other); r != 0 {
+				t.Fatalf("%d decision batches failed and were retried decision by decision, want none", r)
 			}
 		})
 	}

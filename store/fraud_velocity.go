@@ -2,6 +2,8 @@ package store
 
 import (
 	"fmt"
+	"hash/fnv"
+	"slices"
 	"strings"
 
 	"gorm.io/gorm"
@@ -23,43 +25,122 @@ const (
 			WHERE excluded.last_seen > fraud_velocity_seen.last_seen`
 )
 
-// writeVelocity adds an observation to the velocity counters and the last-seen values, each
-// table's rows in a fixed order (dimension, then bucket or attribute) so concurrent transactions
-// lock them in the same order. (On PostgreSQL one statement writes both tables, in whichever
-// order it runs them: the same for every decision, as the statement's shape is.)
+// writeVelocity adds an observation to the velocity counters and the last-seen values. Its
+// transaction has locked the observation's entities (lockVelocity).
 func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool) error {
+	w := newVelocityWrite(orgID, o, counters)
+	if tx.Name() == "sqlite" {
+		return writeVelocityRows(tx, w.counters, w.seen, w.args)
+	}
+	return execVelocity(tx, velocityStatement(w.statements(counterTuple, counterUpsert, seenUpsert)), w.args)
+}
+
+// observeVelocity adds o to the counters and the last-seen values and returns the features as
+// of o, o itself counted. On SQLite the read follows the write. On PostgreSQL both are one
+// statement, one round trip fewer while the transaction holds hot rows; its read runs on the
+// statement's snapshot, taken before its own write, so o's own part is added to what it reads.
+// That is exact because lockVelocity has locked o's rows: no other transaction writes them
+// between that snapshot and this one's commit.
+func observeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fraud.Feature) (fraud.Features, error) {
+	if tx.Name() == "sqlite" {
+		if err := writeVelocity(tx, orgID, o, true); err != nil {
+			return nil, err
+		}
+		return readVelocity(tx, orgID, o, features, nil)
+	}
+	w := newVelocityWrite(orgID, o, true)
+	return readVelocity(tx, orgID, o, features, &w)
+}
+
+// velocityWrite is the rows writeVelocity writes: the arguments of counters counter rows, then
+// of seen last-seen rows.
+type velocityWrite struct {
+	counters, seen int
+	args           []any
+}
+
+func newVelocityWrite(orgID string, o fraud.Observation, counters bool) velocityWrite {
 	var keys []fraud.CounterKey
 	if counters {
 		keys = o.Counters()
 	}
 	seen := o.Seen()
-	args := make([]any, 0, 7*len(keys)+6*len(seen))
+	w := velocityWrite{counters: len(keys), seen: len(seen), args: make([]any, 0, 7*len(keys)+6*len(seen))}
 	for _, k := range keys {
-		args = append(args, orgID, string(k.Dimension), k.Entity, k.Bucket.Size, k.Bucket.Start, k.Currency, o.AmountMinor)
+		w.args = append(w.args, orgID, string(k.Dimension), k.Entity, k.Bucket.Size, k.Bucket.Start, k.Currency, o.AmountMinor)
 	}
 	for _, k := range seen {
-		args = append(args, orgID, string(k.Dimension), k.Entity, k.Attribute, k.Value, o.At.Unix())
+		w.args = append(w.args, orgID, string(k.Dimension), k.Entity, k.Attribute, k.Value, o.At.Unix())
 	}
-	if tx.Name() == "sqlite" {
-		return writeVelocityRows(tx, len(keys), len(seen), args)
-	}
+	return w
+}
+
+// statements are PostgreSQL's statements writing w's rows: the counter rows (each counterTuple,
+// on conflict onCounter), then the last-seen rows (on conflict onSeen), each present only when
+// it has rows.
+func (w *velocityWrite) statements(counterTuple, onCounter, onSeen string) []string {
 	var stmts []string
-	if len(keys) > 0 {
-		stmts = append(stmts, counterColumns+tuples(len(keys), counterTuple)+counterUpsert)
-	}
-	if len(seen) > 0 {
-		stmts = append(stmts, seenColumns+tuples(len(seen), seenTuple)+seenUpsert)
-	}
-	switch len(stmts) {
-	case 0:
+	if w == nil {
 		return nil
-	case 2:
-		// One round trip: while it holds the rows of hot counters, every round trip of this
-		// transaction is time other decisions of the same entity wait.
-		return execVelocity(tx, "WITH counters AS ("+stmts[0]+") "+stmts[1], args)
-	default:
-		return execVelocity(tx, stmts[0], args)
 	}
+	if w.counters > 0 {
+		stmts = append(stmts, counterColumns+tuples(w.counters, counterTuple)+onCounter)
+	}
+	if w.seen > 0 {
+		stmts = append(stmts, seenColumns+tuples(w.seen, seenTuple)+onSeen)
+	}
+	return stmts
+}
+
+// velocityStatement joins statements into one: one round trip.
+func velocityStatement(stmts []string) string {
+	if len(stmts) == 2 {
+		return "WITH counters AS (" + stmts[0] + ") " + stmts[1]
+	}
+	return strings.Join(stmts, "")
+}
+
+// lockVelocity takes, on PostgreSQL, a transaction-scoped advisory lock per entity (organisation,
+// dimension, entity) the observations write, every entity's in one global order, before any
+// counter row is written. Every transaction writing velocity rows takes them first, so:
+//   - the rows of an entity are written by one transaction at a time, which reads them as they
+//     are (observeVelocity's one round trip relies on that: exact velocity);
+//   - two API processes' batches, whose decisions would otherwise lock rows in batch order,
+//     never wait for each other in a cycle.
+//
+// SQLite has one writer: no other transaction holds a row.
+func lockVelocity(tx *gorm.DB, orgs []string, obs []fraud.Observation) error {
+	if tx.Name() == "sqlite" {
+		return nil
+	}
+	var keys []int64
+	for i, o := range obs {
+		for d, e := range o.Entities {
+			keys = append(keys, entityLockKey(orgs[i], d, e))
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	// The array is one argument, so the statement's text, and its prepared statement, is the
+	// same for every batch; the locks are taken in the array's order.
+	if err := execRow(tx, `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, n) ORDER BY n`, []any{keys}); err != nil {
+		return fmt.Errorf("velocity lock: %w", err)
+	}
+	return nil
+}
+
+// entityLockKey is lockVelocity's advisory lock key of an entity: 64 bits of FNV-1a of its
+// names. Two entities sharing a key only wait for each other.
+func entityLockKey(orgID string, d fraud.Dimension, entity string) int64 {
+	h := fnv.New64a()
+	for _, s := range []string{orgID, string(d), entity} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return int64(h.Sum64())
 }
 
 // writeVelocityRows writes each row in a statement of its own, on SQLite, for the reason
@@ -80,6 +161,9 @@ func writeVelocityRows(tx *gorm.DB, counters, seen int, args []any) error {
 }
 
 func execVelocity(tx *gorm.DB, q string, args []any) error {
+	if q == "" {
+		return nil
+	}
 	if err := tx.Exec(q, args...).Error; err != nil {
 		return fmt.Errorf("velocity: %w", err)
 	}
@@ -103,11 +187,23 @@ func tuples(n int, tuple string) string {
 // Features of a dimension o lacks are 0. Each window is asked as fraud.MaxWindowSpans spans,
 // the missing ones empty (bucket size 0), so the query's text depends only on the features and
 // its prepared statement serves every decision of a version (parsing it was half the read).
-func readVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fraud.Feature) (fraud.Features, error) {
+// With write (PostgreSQL, observeVelocity), the query first writes o, and o's own part, which
+// its snapshot does not show, is added.
+func readVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fraud.Feature, write *velocityWrite) (fraud.Features, error) {
 	out := fraud.Features{}
 	q, args, asked := velocityQuery(orgID, o, features)
 	for _, f := range features {
 		out.Set(f, 0)
+	}
+	if stmts := write.statements(counterTuple, counterUpsert, seenUpsert); len(stmts) > 0 {
+		if q == "" {
+			q = "SELECT 0, 0, 0 WHERE false"
+		}
+		with := make([]string, len(stmts))
+		for i, st := range stmts {
+			with[i] = fmt.Sprintf("w%d AS (%s)", i, st)
+		}
+		q, args = "WITH "+strings.Join(with, ", ")+" "+q, append(slices.Clip(write.args), args...)
 	}
 	if q == "" {
 		return out, nil
@@ -125,6 +221,9 @@ func readVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fra
 			return nil, fmt.Errorf("velocity read: %w", err)
 		}
 		f := asked[i]
+		if write != nil {
+			events, amount = ownPart(f, o, events, amount)
+		}
 		switch f.Metric {
 		case fraud.MetricSum:
 			out.Set(f, fraud.MinorToMajor(amount, o.Currency))
@@ -136,6 +235,19 @@ func readVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fra
 		return nil, fmt.Errorf("velocity read: %w", err)
 	}
 	return out, nil
+}
+
+// ownPart adds to feature f's row of velocityQuery what o itself adds: one event and its amount
+// (its own buckets are in every window, which ends with it); for a distinct count its value,
+// unless the row says that value was already counted.
+func ownPart(f fraud.Feature, o fraud.Observation, events, amount int64) (int64, int64) {
+	if f.Metric != fraud.MetricDistinct {
+		return events + 1, amount + o.AmountMinor
+	}
+	if o.Attribute(f.Of) != "" && amount == 0 {
+		events++
+	}
+	return events, amount
 }
 
 // velocityQuery is readVelocity's query: a UNION ALL of one aggregate per feature of a dimension
@@ -152,9 +264,11 @@ func velocityQuery(orgID string, o fraud.Observation, features []fraud.Feature) 
 		i := len(asked)
 		asked = append(asked, f)
 		if f.Metric == fraud.MetricDistinct {
-			parts = append(parts, fmt.Sprintf(`SELECT %d AS i, COUNT(*) AS events, 0 AS amount FROM fraud_velocity_seen
+			// amount: whether o's own value is among those counted (ownPart).
+			parts = append(parts, fmt.Sprintf(`SELECT %d AS i, COUNT(*) AS events,
+				CAST(COALESCE(SUM(CASE WHEN value = ? THEN 1 ELSE 0 END), 0) AS BIGINT) AS amount FROM fraud_velocity_seen
 				WHERE org_id = ? AND dimension = ? AND entity = ? AND attribute = ? AND last_seen >= ?`, i))
-			args = append(args, orgID, string(f.Dimension), entity, f.Of, fraud.WindowStart(o.At, f.Window.Length))
+			args = append(args, o.Attribute(f.Of), orgID, string(f.Dimension), entity, f.Of, fraud.WindowStart(o.At, f.Window.Length))
 			continue
 		}
 		spans := fraud.WindowSpans(o.At, f.Window.Length)

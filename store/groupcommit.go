@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // groupCommit groups the SQLite writes of concurrent requests of this process into shared
@@ -19,6 +20,8 @@ type groupCommit[J groupJob] struct {
 	max     int
 	// write writes jobs in one transaction; an error means none of them was kept.
 	write func(ctx context.Context, jobs []J) error
+	// retried counts the batches that failed and were written again job by job.
+	retried atomic.Int64
 }
 
 // groupJob is one request's write, done once a batch wrote it, failed by fail otherwise.
@@ -69,6 +72,7 @@ func (q *groupCommit[J]) commit(ctx context.Context, jobs []J) {
 	case len(jobs) == 1:
 		jobs[0].fail(err)
 	default:
+		q.retried.Add(1)
 		for _, j := range jobs {
 			q.commit(ctx, []J{j})
 		}

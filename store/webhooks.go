@@ -277,6 +277,17 @@ type Published struct {
 	Deliveries []Delivery
 }
 
+// AnyDeliveries reports whether any of published has a delivery to attempt: an event no
+// subscription wants has none.
+func AnyDeliveries(published ...*Published) bool {
+	for _, p := range published {
+		if p != nil && len(p.Deliveries) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // PublishEventIn is PublishEvent inside the caller's transaction: a hot path (a fraud
 // decision, a screening) writes the events it announces with what they announce, so no
 // crash between the two loses an event. The caller makes the first attempts after its
@@ -311,17 +322,11 @@ func writeEvent(tx *gorm.DB, env events.Envelope, evt *Event) ([]Delivery, error
 			return nil, fmt.Errorf("event id %s already used by another event", env.ID)
 		}
 	}
-	var subs []WebhookSubscription
-	if err := tx.Where("org_id = ? AND active = ?", env.OrgID, true).Order("id").Find(&subs).Error; err != nil {
+	subs, err := activeSubscriptions(tx, env.OrgID)
+	if err != nil {
 		return nil, err
 	}
-	var fresh []Delivery
-	for _, sub := range subs {
-		if events.Wants(sub.Events, env.Event) {
-			fresh = append(fresh, Delivery{ID: deliveryIDFor(evt.ID, sub.ID, evt.OccurredAt), OrgID: env.OrgID,
-				SubscriptionID: sub.ID, EventID: evt.ID, EventName: evt.Name, Status: webhook.StatusPending})
-		}
-	}
+	fresh := deliveriesFor(evt, subs, nil)
 	if len(fresh) == 0 {
 		return nil, nil
 	}
@@ -333,8 +338,69 @@ func writeEvent(tx *gorm.DB, env events.Envelope, evt *Event) ([]Delivery, error
 		ids[i] = d.ID
 	}
 	var out []Delivery
-	err := tx.Where("org_id = ? AND id IN ?", env.OrgID, ids).Order("id").Find(&out).Error
+	err = tx.Where("org_id = ? AND id IN ?", env.OrgID, ids).Order("id").Find(&out).Error
 	return out, err
+}
+
+// activeSubscriptions lists the organisation's active subscriptions.
+func activeSubscriptions(tx *gorm.DB, orgID string) ([]WebhookSubscription, error) {
+	var subs []WebhookSubscription
+	err := tx.Where("org_id = ? AND active = ?", orgID, true).Order("id").Find(&subs).Error
+	return subs, err
+}
+
+// deliveriesFor appends to ds a pending delivery of evt to each of subs that wants it.
+func deliveriesFor(evt *Event, subs []WebhookSubscription, ds []Delivery) []Delivery {
+	for _, sub := range subs {
+		if events.Wants(sub.Events, evt.Name) {
+			ds = append(ds, Delivery{ID: deliveryIDFor(evt.ID, sub.ID, evt.OccurredAt), OrgID: evt.OrgID,
+				SubscriptionID: sub.ID, EventID: evt.ID, EventName: evt.Name, Status: webhook.StatusPending})
+		}
+	}
+	return ds
+}
+
+// publishNewEventsIn is PublishEventIn for events whose ids are new, derived from records the
+// caller's transaction creates (a batch's decisions): with no earlier copy to look for, their
+// events and deliveries take one insert each, and their subscriptions one query per
+// organisation. An id written before fails the transaction.
+func publishNewEventsIn(tx *gorm.DB, envs []events.Envelope) ([]*Published, error) {
+	evts := make([]Event, len(envs))
+	for i, env := range envs {
+		body, err := json.Marshal(env)
+		if err != nil {
+			return nil, fmt.Errorf("store: publish: %w", err)
+		}
+		evts[i] = Event{ID: env.ID, OrgID: env.OrgID, Name: env.Event, OccurredAt: env.OccurredAt, Body: body}
+	}
+	if err := insertRows(tx, evts); err != nil {
+		return nil, fmt.Errorf("store: publish: %w", err)
+	}
+	subs := map[string][]WebhookSubscription{}
+	var ds []Delivery
+	ends := make([]int, len(evts))
+	for i := range evts {
+		org := evts[i].OrgID
+		if _, ok := subs[org]; !ok {
+			ss, err := activeSubscriptions(tx, org)
+			if err != nil {
+				return nil, fmt.Errorf("store: publish: %w", err)
+			}
+			subs[org] = ss
+		}
+		ds = deliveriesFor(&evts[i], subs[org], ds)
+		ends[i] = len(ds)
+	}
+	if err := insertRows(tx, ds); err != nil {
+		return nil, fmt.Errorf("store: publish: %w", err)
+	}
+	out := make([]*Published, len(evts))
+	from := 0
+	for i := range evts {
+		out[i] = &Published{Event: &evts[i], Deliveries: ds[from:ends[i]:ends[i]]}
+		from = ends[i]
+	}
+	return out, nil
 }
 
 // Stranded lists up to limit deliveries (any organisation) that were written before

@@ -116,6 +116,7 @@ func screeningEvents(r *store.ScreeningRecord, raised []*store.Alert) ([]events.
 // events are stored, and the stranded-delivery sweep starts what was not attempted.
 func (s *Screener) Deliver(ctx context.Context, published []*store.Published) {
 	switch {
+	case !store.AnyDeliveries(published...):
 	case s.Hooks == nil:
 		s.Logger.Warn("screening events stored, their first attempts left to the worker's sweep: no secrets.key")
 	case s.Detached:

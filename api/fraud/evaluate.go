@@ -64,7 +64,7 @@ func (h *Handler) evaluate(kind engine.Kind, persist bool) gin.HandlerFunc {
 // stranded-delivery sweep sends it.
 func (h *Handler) announce(p *store.Published) {
 	switch {
-	case p == nil:
+	case !store.AnyDeliveries(p):
 	case h.hooks == nil:
 		h.Logger.Warn("fraud event stored, its first attempts left to the worker's sweep", "event", p.Event.Name, "error", h.hooksErr)
 	default:

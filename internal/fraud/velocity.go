@@ -34,8 +34,8 @@ func ObserveEvent(e *Event, deviceID string) Observation {
 	return o
 }
 
-// attribute is the value of a distinct attribute in the observation.
-func (o Observation) attribute(name string) string {
+// Attribute is the value of a distinct attribute in the observation ("" when it has none).
+func (o Observation) Attribute(name string) string {
 	if name == attrCountry {
 		return o.Country
 	}
@@ -88,7 +88,7 @@ func (o Observation) Seen() []SeenKey {
 			continue
 		}
 		for _, attr := range distinctOf[d] {
-			if v := o.attribute(attr); v != "" {
+			if v := o.Attribute(attr); v != "" {
 				out = append(out, SeenKey{Dimension: d, Entity: e, Attribute: attr, Value: v})
 			}
 		}

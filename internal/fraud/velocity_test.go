@@ -60,7 +60,7 @@ func bruteForce(history []Observation, now Observation, f Feature) float64 {
 		if h.Currency == now.Currency {
 			sum += h.AmountMinor
 		}
-		if v := h.attribute(f.Of); v != "" {
+		if v := h.Attribute(f.Of); v != "" {
 			distinct[v] = true
 		}
 	}
