@@ -264,11 +264,13 @@ func velocityQuery(orgID string, o fraud.Observation, features []fraud.Feature) 
 		i := len(asked)
 		asked = append(asked, f)
 		if f.Metric == fraud.MetricDistinct {
-			// amount: whether o's own value is among those counted (ownPart).
-			parts = append(parts, fmt.Sprintf(`SELECT %d AS i, COUNT(*) AS events,
-				CAST(COALESCE(SUM(CASE WHEN value = ? THEN 1 ELSE 0 END), 0) AS BIGINT) AS amount FROM fraud_velocity_seen
-				WHERE org_id = ? AND dimension = ? AND entity = ? AND attribute = ? AND last_seen >= ?`, i))
-			args = append(args, o.Attribute(f.Of), orgID, string(f.Dimension), entity, f.Of, fraud.WindowStart(o.At, f.Window.Length))
+			// amount: whether o's own value is among those counted (ownPart), found by its key, so
+			// the count itself reads the window index alone.
+			ws := fraud.WindowStart(o.At, f.Window.Length)
+			parts = append(parts, fmt.Sprintf(`SELECT %d AS i, COUNT(*) AS events, (SELECT COUNT(*) FROM fraud_velocity_seen
+				WHERE org_id = ? AND dimension = ? AND entity = ? AND attribute = ? AND value = ? AND last_seen >= ?) AS amount
+				FROM fraud_velocity_seen WHERE org_id = ? AND dimension = ? AND entity = ? AND attribute = ? AND last_seen >= ?`, i))
+			args = append(args, orgID, string(f.Dimension), entity, f.Of, o.Attribute(f.Of), ws, orgID, string(f.Dimension), entity, f.Of, ws)
 			continue
 		}
 		spans := fraud.WindowSpans(o.At, f.Window.Length)
