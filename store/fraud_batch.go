@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -37,7 +38,7 @@ func (j *decisionJob) fail(err error)          { j.out, j.err = nil, err }
 // events and audit entries, each kind in one insert. Each round trip of the transaction is
 // time that other processes' decisions of the same entities wait on PostgreSQL.
 func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
-	err := h.WriteTx(ctx, func(tx *gorm.DB) error {
+	err := h.writeTxOnConn(ctx, func(tx *gorm.DB, conn *sql.Conn) error {
 		orgs, obs := make([]string, len(jobs)), make([]fraud.Observation, len(jobs))
 		for i, j := range jobs {
 			orgs[i] = j.in.OrgID
@@ -46,15 +47,14 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 		if err := lockVelocity(tx, orgs, obs); err != nil {
 			return err
 		}
+		if err := evaluateBatch(tx, conn, jobs); err != nil {
+			return err
+		}
 		rows := make([]FraudDecision, 0, len(jobs))
 		var alerts []Alert
 		var envs []events.Envelope
 		for _, j := range jobs {
-			out, err := evaluateIn(tx, j.in, j.pre)
-			if err != nil {
-				return err
-			}
-			j.out = out
+			out := j.out
 			rows = append(rows, out.Decision)
 			if out.Alert != nil {
 				alerts = append(alerts, *out.Alert)
@@ -97,6 +97,45 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 	}
 	for _, j := range jobs {
 		h.fraud.remember(j.in.OrgID, j.out.firstSeen)
+	}
+	return nil
+}
+
+// evaluateBatch makes jobs' decisions in tx, one after another, each seeing the counters of
+// those before it. On PostgreSQL (conn set) their velocity statements (one each, writing then
+// reading: observeVelocity) are sent in one pipeline: the server still runs them one after
+// another, each on a snapshot that holds those before it, but the batch waits for one round
+// trip instead of one per decision, while it holds its entities.
+func evaluateBatch(tx *gorm.DB, conn *sql.Conn, jobs []*decisionJob) error {
+	if conn == nil {
+		for _, j := range jobs {
+			out, err := evaluateIn(tx, j.in, j.pre)
+			if err != nil {
+				return err
+			}
+			j.out = out
+		}
+		return nil
+	}
+	seen := make([]subjectsSeen, len(jobs))
+	reads := make([]*velocityRead, len(jobs))
+	for i, j := range jobs {
+		var err error
+		if seen[i], err = noteDecisionSubjects(tx, j.in, j.pre); err != nil {
+			return err
+		}
+		_, obs := observe(j.in, j.pre)
+		w := newVelocityWrite(j.in.OrgID, obs, true)
+		reads[i] = newVelocityRead(j.in.OrgID, obs, j.in.features(), &w)
+	}
+	features, err := pipelineVelocity(tx.Statement.Context, conn, reads)
+	if err != nil {
+		return err
+	}
+	for i, j := range jobs {
+		if j.out, err = decide(j.in, j.pre, seen[i], features[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }

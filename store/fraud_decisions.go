@@ -160,15 +160,47 @@ func (s *Fraud) prepare(ctx context.Context, in FraudEvaluation) (*fraudPrepared
 // its subjects and counters, not its own row, alert and event, which the caller writes with
 // those of its batch (a lookup keeps none).
 func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDecided, error) {
-	ev := in.Request.Event
-	subjects := []subjectKey{{"customer", ev.CustomerID}}
-	if pre.session != nil {
-		subjects = append(subjects, subjectKey{"device", pre.session.DeviceID})
-	}
-	first, isNew, err := noteSubjects(tx, in.OrgID, subjects, ev.OccurredAt, pre.known)
+	seen, err := noteDecisionSubjects(tx, in, pre)
 	if err != nil {
 		return nil, err
 	}
+	_, obs := observe(in, pre)
+	features, err := observeVelocity(tx, in.OrgID, obs, in.features())
+	if err != nil {
+		return nil, err
+	}
+	return decide(in, pre, seen, features)
+}
+
+// features are the velocity features the evaluation's versions read.
+func (in FraudEvaluation) features() []fraud.Feature {
+	return fraud.FeaturesOf(in.ruleSets())
+}
+
+// subjectsSeen is when a decision's customer and device were first seen, and whether now.
+type subjectsSeen struct {
+	keys  []subjectKey // the customer's, then the device's if any
+	first map[subjectKey]time.Time
+	isNew map[subjectKey]bool
+}
+
+// noteDecisionSubjects records the decision's customer and device if they are new.
+func noteDecisionSubjects(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (subjectsSeen, error) {
+	ev := in.Request.Event
+	s := subjectsSeen{keys: []subjectKey{{"customer", ev.CustomerID}}}
+	if pre.session != nil {
+		s.keys = append(s.keys, subjectKey{"device", pre.session.DeviceID})
+	}
+	var err error
+	s.first, s.isNew, err = noteSubjects(tx, in.OrgID, s.keys, ev.OccurredAt, pre.known)
+	return s, err
+}
+
+// decide evaluates the versions over what the decision's transaction read and builds its
+// decision row, and, for a decision kept, its alert and event: no database work.
+func decide(in FraudEvaluation, pre *fraudPrepared, seen subjectsSeen, features fraud.Features) (*FraudDecided, error) {
+	ev, _ := observe(in, pre)
+	first, subjects := seen.first, seen.keys
 	device := fraud.DeviceView{}
 	if sess := pre.session; sess != nil {
 		at := first[subjects[1]]
@@ -176,18 +208,11 @@ func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDeci
 			AgeHours: ev.OccurredAt.Sub(at).Hours(), IP: sess.IP, Country: sess.Country, Signals: sess.Signals}
 	}
 	at := first[subjects[0]]
-	customer := fraud.CustomerView{ID: ev.CustomerID, FirstSeenAt: at, AgeDays: ev.OccurredAt.Sub(at).Hours() / 24, IsNew: isNew[subjects[0]]}
-
-	ev, obs := observe(in, pre)
+	customer := fraud.CustomerView{ID: ev.CustomerID, FirstSeenAt: at, AgeDays: ev.OccurredAt.Sub(at).Hours() / 24, IsNew: seen.isNew[subjects[0]]}
 	live, shadow := in.ruleSets()
-	features, err := observeVelocity(tx, in.OrgID, obs, fraud.FeaturesOf(live, shadow))
-	if err != nil {
-		return nil, err
-	}
-	lists := pre.lists
 	req := *in.Request
 	req.Event = ev
-	env := fraud.NewEnv(&req, customer, device, features, lists)
+	env := fraud.NewEnv(&req, customer, device, features, pre.lists)
 
 	evaluation := fraud.Evaluation{Live: fraud.Result{Outcome: fraud.OutcomeApprove, Matched: []fraud.MatchedRule{}, ReasonCodes: []string{}}}
 	if live != nil {
@@ -200,6 +225,7 @@ func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDeci
 		Outcome: string(evaluation.Live.Outcome), Score: evaluation.Live.Score, ExternalID: in.Request.ExternalID,
 		ReviewStatus: string(fraud.InitialReview(evaluation.Live.Outcome)), CreatedAt: now,
 	}
+	var err error
 	if in.Live != nil {
 		d.RuleSetID, d.RuleSetVersion = in.Live.RuleSetID, in.Live.Version
 	}

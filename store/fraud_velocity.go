@@ -1,11 +1,16 @@
 package store
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 
 	"github.com/svcplatform/svc/internal/fraud"
@@ -190,51 +195,79 @@ func tuples(n int, tuple string) string {
 // With write (PostgreSQL, observeVelocity), the query first writes o, and o's own part, which
 // its snapshot does not show, is added.
 func readVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fraud.Feature, write *velocityWrite) (fraud.Features, error) {
-	out := fraud.Features{}
-	q, args, asked := velocityQuery(orgID, o, features)
+	r := newVelocityRead(orgID, o, features, write)
+	if r.query == "" {
+		return r.out, nil
+	}
+	// Rows, not Scan: three integers per feature do not need gorm's reflection.
+	rows, err := tx.Raw(r.query, r.args...).Rows()
+	if err != nil {
+		return nil, fmt.Errorf("velocity read: %w", err)
+	}
+	defer rows.Close()
+	return r.scan(rows)
+}
+
+// velocityRead is one observation's velocity query (velocityQuery, after write's statements
+// when there is a write) and the features it fills.
+type velocityRead struct {
+	query string
+	args  []any
+	o     fraud.Observation
+	asked []fraud.Feature
+	own   bool
+	out   fraud.Features
+}
+
+func newVelocityRead(orgID string, o fraud.Observation, features []fraud.Feature, write *velocityWrite) *velocityRead {
+	r := &velocityRead{o: o, own: write != nil, out: fraud.Features{}}
+	r.query, r.args, r.asked = velocityQuery(orgID, o, features)
 	for _, f := range features {
-		out.Set(f, 0)
+		r.out.Set(f, 0)
 	}
 	if stmts := write.statements(counterTuple, counterUpsert, seenUpsert); len(stmts) > 0 {
-		if q == "" {
-			q = "SELECT 0, 0, 0 WHERE false"
+		if r.query == "" {
+			r.query = "SELECT 0, 0, 0 WHERE false"
 		}
 		with := make([]string, len(stmts))
 		for i, st := range stmts {
 			with[i] = fmt.Sprintf("w%d AS (%s)", i, st)
 		}
-		q, args = "WITH "+strings.Join(with, ", ")+" "+q, append(slices.Clip(write.args), args...)
+		r.query, r.args = "WITH "+strings.Join(with, ", ")+" "+r.query, append(slices.Clip(write.args), r.args...)
 	}
-	if q == "" {
-		return out, nil
-	}
-	// Rows, not Scan: three integers per feature do not need gorm's reflection.
-	rows, err := tx.Raw(q, args...).Rows()
-	if err != nil {
-		return nil, fmt.Errorf("velocity read: %w", err)
-	}
-	defer rows.Close()
+	return r
+}
+
+// rowScanner is what scan reads: database/sql's rows, or pgx's in a pipeline.
+type rowScanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// scan reads the query's rows into the features.
+func (r *velocityRead) scan(rows rowScanner) (fraud.Features, error) {
 	for rows.Next() {
 		var i int
 		var events, amount int64
 		if err := rows.Scan(&i, &events, &amount); err != nil {
 			return nil, fmt.Errorf("velocity read: %w", err)
 		}
-		f := asked[i]
-		if write != nil {
-			events, amount = ownPart(f, o, events, amount)
+		f := r.asked[i]
+		if r.own {
+			events, amount = ownPart(f, r.o, events, amount)
 		}
 		switch f.Metric {
 		case fraud.MetricSum:
-			out.Set(f, fraud.MinorToMajor(amount, o.Currency))
+			r.out.Set(f, fraud.MinorToMajor(amount, r.o.Currency))
 		default:
-			out.Set(f, float64(events))
+			r.out.Set(f, float64(events))
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("velocity read: %w", err)
 	}
-	return out, nil
+	return r.out, nil
 }
 
 // ownPart adds to feature f's row of velocityQuery what o itself adds: one event and its amount
@@ -294,3 +327,57 @@ func velocityQuery(orgID string, o fraud.Observation, features []fraud.Feature) 
 var spanRows = strings.TrimSuffix(strings.Repeat(`SELECT events, CASE WHEN currency = ? THEN amount_minor ELSE 0 END AS amount
 	FROM fraud_velocity_counters WHERE ? > 0 AND org_id = ? AND dimension = ? AND entity = ? AND bucket_size = ? AND bucket_start >= ? AND bucket_start < ?
 	UNION ALL `, fraud.MaxWindowSpans), "UNION ALL ")
+
+// pipelineVelocity runs reads' queries, in order, in one pipeline on conn (PostgreSQL, inside
+// the transaction conn holds) and returns each one's features.
+func pipelineVelocity(ctx context.Context, conn *sql.Conn, reads []*velocityRead) ([]fraud.Features, error) {
+	out := make([]fraud.Features, len(reads))
+	err := conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("velocity: a pipeline needs a pgx connection, not %T", dc)
+		}
+		b := &pgx.Batch{}
+		for _, r := range reads {
+			if r.query != "" {
+				b.Queue(numbered(r.query), r.args...)
+			}
+		}
+		results := c.Conn().SendBatch(ctx, b)
+		for i, r := range reads {
+			if r.query == "" {
+				out[i] = r.out
+				continue
+			}
+			rows, err := results.Query()
+			if err == nil {
+				out[i], err = r.scan(rows)
+				rows.Close()
+			}
+			if err != nil {
+				_ = results.Close()
+				return fmt.Errorf("velocity read: %w", err)
+			}
+		}
+		return results.Close()
+	})
+	return out, err
+}
+
+// numbered writes q's ? placeholders as PostgreSQL's $1, $2, ... (gorm does it for the queries
+// it runs; a pipeline goes to pgx directly). Velocity queries have no ? in a literal.
+func numbered(q string) string {
+	var b strings.Builder
+	b.Grow(len(q) + len(q)/8)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] != '?' {
+			b.WriteByte(q[i])
+			continue
+		}
+		n++
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(n))
+	}
+	return b.String()
+}

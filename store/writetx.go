@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 
 	"gorm.io/gorm"
 )
@@ -19,6 +21,22 @@ func (s *handle) WriteTx(ctx context.Context, fn func(tx *gorm.DB) error) error 
 		s.checkpoints.committed()
 	}
 	return err
+}
+
+// writeTxOnConn is WriteTx that also hands fn, on PostgreSQL, the connection its transaction
+// runs on, so fn can send several statements in one round trip (pgx's pipelines, through
+// conn.Raw); conn is nil on SQLite.
+func (s *handle) writeTxOnConn(ctx context.Context, fn func(tx *gorm.DB, conn *sql.Conn) error) error {
+	if s.Dialect == "sqlite" {
+		return s.WriteTx(ctx, func(tx *gorm.DB) error { return fn(tx, nil) })
+	}
+	return s.DB.WithContext(ctx).Connection(func(c *gorm.DB) error {
+		conn, ok := c.Statement.ConnPool.(*sql.Conn)
+		if !ok {
+			return fmt.Errorf("store: a connection of its own is %T", c.Statement.ConnPool)
+		}
+		return c.Transaction(func(tx *gorm.DB) error { return fn(tx, conn) })
+	})
 }
 
 // insertRows inserts rows in a write transaction: in one statement on PostgreSQL (one round
