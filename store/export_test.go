@@ -37,3 +37,24 @@ func MigrationLock(ctx context.Context, st *Store) (release func() error, err er
 // DecisionBatchesRetried is how many of st's decision batches failed and were written again
 // decision by decision.
 func DecisionBatchesRetried(st *Store) int64 { return st.decisions.retried.Load() }
+
+// WriteDecisionBatch makes ins' decisions in one batch, in their order, as groupCommit does
+// with decisions that arrive together.
+func WriteDecisionBatch(ctx context.Context, st *Store, ins []FraudEvaluation) ([]*FraudDecided, error) {
+	jobs := make([]*decisionJob, len(ins))
+	for i, in := range ins {
+		pre, err := st.Fraud.prepare(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		jobs[i] = &decisionJob{in: in, pre: pre}
+	}
+	if err := writeDecisions(ctx, st.handle, jobs); err != nil {
+		return nil, err
+	}
+	out := make([]*FraudDecided, len(jobs))
+	for i, j := range jobs {
+		out[i] = j.out
+	}
+	return out, nil
+}

@@ -88,6 +88,60 @@ func evalReq(t *testing.T, body string) *fraud.EvaluateRequest {
 	return req
 }
 
+// TestFraudBatchIsExact writes random transactions in batches of several sizes, each in time
+// order and sharing customers, accounts, counterparties, IPs and countries, and checks every
+// feature of every decision against the in-memory counters of the same events in the same
+// order: a decision sees exactly those before it in its batch (on PostgreSQL, the statements of
+// one pipeline, each adding its own event to what its snapshot shows).
+func TestFraudBatchIsExact(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		org := newOrg(t, s)
+		live := allFeaturesVersion(t)
+		mem := fraud.NewMemoryVelocity()
+		rng := rand.New(rand.NewPCG(9, 10))
+		at := time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Millisecond)
+		n := 0
+		for _, size := range []int{1, 7, 24, 2, 30} {
+			ins := make([]store.FraudEvaluation, size)
+			reqs := make([]*fraud.EvaluateRequest, size)
+			for i := range ins {
+				n++
+				at = at.Add(time.Duration(rng.Int64N(int64(90 * time.Second))))
+				body := fmt.Sprintf(`{"transaction": {"id": "t%d", "amount": %d.%02d, "currency": "%s", "type": "transfer", "customerId": "c%d",
+					"accountId": "a%d", "counterparty": "p%d", "country": "%s", "ip": "10.0.0.%d", "occurredAt": %q}}`,
+					n, rng.IntN(500), rng.IntN(100), []string{"EUR", "USD"}[rng.IntN(2)], rng.IntN(3), rng.IntN(4), rng.IntN(2),
+					[]string{"DE", "FR", "NL"}[rng.IntN(3)], rng.IntN(5), at.Format(time.RFC3339Nano))
+				req, err := fraud.ParseEvaluate([]byte(body), fraud.KindTransaction, time.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				reqs[i] = req
+				ins[i] = store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: req, Live: live, Persist: true}
+			}
+			decided, err := store.WriteDecisionBatch(ctx, s, ins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, d := range decided {
+				obs := fraud.ObserveEvent(&reqs[i].Event, "")
+				mem.Record(obs)
+				want := mem.Read(obs, live.Rules.Features())
+				for _, f := range live.Rules.Features() {
+					got, exp := d.Features[string(f.Dimension)][f.Name()], want[string(f.Dimension)][f.Name()]
+					if math.Abs(got-exp) > 1e-9 {
+						t.Fatalf("batch of %d, decision %d: velocity.%s = %v from the database, %v counted", size, i, f.Path(), got, exp)
+					}
+				}
+			}
+		}
+		var stored int64
+		if err := s.DB.Model(&store.FraudDecision{}).Where("org_id = ?", org).Count(&stored).Error; err != nil || stored != int64(n) {
+			t.Fatalf("%d decisions stored (%v), want %d", stored, err, n)
+		}
+	})
+}
+
 // TestFraudDecisionEvidenceAndLookup: a decision keeps its evidence and raises an alert when it
 // needs a person; a lookup computes the same and keeps nothing; device sessions are the
 // organisation's own.
