@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"sync"
 
 	"gorm.io/gorm"
 
@@ -105,17 +107,24 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 // those before it. On PostgreSQL (conn set) their velocity statements (one each, writing then
 // reading: observeVelocity) are sent in one pipeline: the server still runs them one after
 // another, each on a snapshot that holds those before it, but the batch waits for one round
-// trip instead of one per decision, while it holds its entities.
+// trip instead of one per decision, while it holds its entities. The rules, which need no
+// database, run beside the batch's database work (decideAll).
 func evaluateBatch(tx *gorm.DB, conn *sql.Conn, jobs []*decisionJob) error {
+	d := newDecideAll(jobs)
 	if conn == nil {
-		for _, j := range jobs {
-			out, err := evaluateIn(tx, j.in, j.pre)
+		for i, j := range jobs {
+			seen, err := noteDecisionSubjects(tx, j.in, j.pre)
 			if err != nil {
-				return err
+				return d.abandon(err)
 			}
-			j.out = out
+			_, obs := observe(j.in, j.pre)
+			features, err := observeVelocity(tx, j.in.OrgID, obs, j.in.features())
+			if err != nil {
+				return d.abandon(err)
+			}
+			d.start(i, seen, features)
 		}
-		return nil
+		return d.wait()
 	}
 	seen := make([]subjectsSeen, len(jobs))
 	reads := make([]*velocityRead, len(jobs))
@@ -132,10 +141,43 @@ func evaluateBatch(tx *gorm.DB, conn *sql.Conn, jobs []*decisionJob) error {
 	if err != nil {
 		return err
 	}
-	for i, j := range jobs {
-		if j.out, err = decide(j.in, j.pre, seen[i], features[i]); err != nil {
-			return err
-		}
+	for i := range jobs {
+		d.start(i, seen[i], features[i])
 	}
-	return nil
+	return d.wait()
+}
+
+// decideAll runs a batch's decide calls on goroutines of their own, each as soon as its
+// decision's reads are done: on SQLite the one writer goes on to the next decision's statements
+// meanwhile, on PostgreSQL the batch's decisions are evaluated side by side, while it holds
+// its entities.
+type decideAll struct {
+	jobs []*decisionJob
+	errs []error
+	wg   sync.WaitGroup
+}
+
+func newDecideAll(jobs []*decisionJob) *decideAll {
+	return &decideAll{jobs: jobs, errs: make([]error, len(jobs))}
+}
+
+func (d *decideAll) start(i int, seen subjectsSeen, features fraud.Features) {
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		j := d.jobs[i]
+		j.out, d.errs[i] = decide(j.in, j.pre, seen, features)
+	}()
+}
+
+// wait waits for every decide started and returns their errors.
+func (d *decideAll) wait() error {
+	d.wg.Wait()
+	return errors.Join(d.errs...)
+}
+
+// abandon waits for the decide calls started, so none outlives the batch, and returns err.
+func (d *decideAll) abandon(err error) error {
+	d.wg.Wait()
+	return err
 }
