@@ -51,27 +51,12 @@ func TestFraudVelocityIsExact(t *testing.T) {
 		at := time.Now().UTC().Add(-40 * 24 * time.Hour).Truncate(time.Millisecond)
 		for i := 0; i < 60; i++ {
 			at = at.Add(time.Duration(rng.Int64N(int64(36*time.Hour))) / time.Duration(1+rng.IntN(50)))
-			body := fmt.Sprintf(`{"transaction": {"id": "t%d", "amount": %d.%02d, "currency": "%s", "type": "transfer", "customerId": "c%d",
-				"accountId": "a%d", "counterparty": "p%d", "country": "%s", "ip": "10.0.0.%d", "occurredAt": %q}}`,
-				i, rng.IntN(500), rng.IntN(100), []string{"EUR", "USD"}[rng.IntN(2)], rng.IntN(2), rng.IntN(3), rng.IntN(3),
-				[]string{"DE", "FR", "NL"}[rng.IntN(3)], rng.IntN(4), at.Format(time.RFC3339Nano))
-			req, err := fraud.ParseEvaluate([]byte(body), fraud.KindTransaction, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
+			req := randomTransfer(t, rng, i, at, [4]int{2, 3, 3, 4})
 			d, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: req, Live: live, Persist: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			obs := fraud.ObserveEvent(&req.Event, "")
-			mem.Record(obs)
-			want := mem.Read(obs, live.Rules.Features())
-			for _, f := range live.Rules.Features() {
-				got, exp := d.Features[string(f.Dimension)][f.Name()], want[string(f.Dimension)][f.Name()]
-				if math.Abs(got-exp) > 1e-9 {
-					t.Fatalf("event %d: velocity.%s = %v from the database, %v counted", i, f.Path(), got, exp)
-				}
-			}
+			sameAsMemory(t, mem, req, d, live, fmt.Sprintf("event %d", i))
 			if len(d.Evaluation.Live.Errors) != 0 {
 				t.Fatalf("rule errors %v", d.Evaluation.Live.Errors)
 			}
@@ -86,6 +71,36 @@ func evalReq(t *testing.T, body string) *fraud.EvaluateRequest {
 		t.Fatal(err)
 	}
 	return req
+}
+
+// randomTransfer is transfer n at at, its customer, account, counterparty and IP drawn from
+// sets of the sizes in kinds, so that they repeat, its currency and country from two and three.
+func randomTransfer(t *testing.T, rng *rand.Rand, n int, at time.Time, kinds [4]int) *fraud.EvaluateRequest {
+	t.Helper()
+	body := fmt.Sprintf(`{"transaction": {"id": "t%d", "amount": %d.%02d, "currency": "%s", "type": "transfer", "customerId": "c%d",
+		"accountId": "a%d", "counterparty": "p%d", "country": "%s", "ip": "10.0.0.%d", "occurredAt": %q}}`,
+		n, rng.IntN(500), rng.IntN(100), []string{"EUR", "USD"}[rng.IntN(2)], rng.IntN(kinds[0]), rng.IntN(kinds[1]), rng.IntN(kinds[2]),
+		[]string{"DE", "FR", "NL"}[rng.IntN(3)], rng.IntN(kinds[3]), at.Format(time.RFC3339Nano))
+	req, err := fraud.ParseEvaluate([]byte(body), fraud.KindTransaction, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// sameAsMemory records req's event in mem and fails unless every feature of d, req's decision,
+// is what mem counts.
+func sameAsMemory(t *testing.T, mem *fraud.MemoryVelocity, req *fraud.EvaluateRequest, d *store.FraudDecided, live *store.FraudVersion, which string) {
+	t.Helper()
+	obs := fraud.ObserveEvent(&req.Event, "")
+	mem.Record(obs)
+	want := mem.Read(obs, live.Rules.Features())
+	for _, f := range live.Rules.Features() {
+		got, exp := d.Features[string(f.Dimension)][f.Name()], want[string(f.Dimension)][f.Name()]
+		if math.Abs(got-exp) > 1e-9 {
+			t.Fatalf("%s: velocity.%s = %v from the database, %v counted", which, f.Path(), got, exp)
+		}
+	}
 }
 
 // TestFraudBatchIsExact writes random transactions in batches of several sizes, each in time
@@ -108,31 +123,15 @@ func TestFraudBatchIsExact(t *testing.T) {
 			for i := range ins {
 				n++
 				at = at.Add(time.Duration(rng.Int64N(int64(90 * time.Second))))
-				body := fmt.Sprintf(`{"transaction": {"id": "t%d", "amount": %d.%02d, "currency": "%s", "type": "transfer", "customerId": "c%d",
-					"accountId": "a%d", "counterparty": "p%d", "country": "%s", "ip": "10.0.0.%d", "occurredAt": %q}}`,
-					n, rng.IntN(500), rng.IntN(100), []string{"EUR", "USD"}[rng.IntN(2)], rng.IntN(3), rng.IntN(4), rng.IntN(2),
-					[]string{"DE", "FR", "NL"}[rng.IntN(3)], rng.IntN(5), at.Format(time.RFC3339Nano))
-				req, err := fraud.ParseEvaluate([]byte(body), fraud.KindTransaction, time.Now())
-				if err != nil {
-					t.Fatal(err)
-				}
-				reqs[i] = req
-				ins[i] = store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: req, Live: live, Persist: true}
+				reqs[i] = randomTransfer(t, rng, n, at, [4]int{3, 4, 2, 5})
+				ins[i] = store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: reqs[i], Live: live, Persist: true}
 			}
 			decided, err := store.WriteDecisionBatch(ctx, s, ins)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, d := range decided {
-				obs := fraud.ObserveEvent(&reqs[i].Event, "")
-				mem.Record(obs)
-				want := mem.Read(obs, live.Rules.Features())
-				for _, f := range live.Rules.Features() {
-					got, exp := d.Features[string(f.Dimension)][f.Name()], want[string(f.Dimension)][f.Name()]
-					if math.Abs(got-exp) > 1e-9 {
-						t.Fatalf("batch of %d, decision %d: velocity.%s = %v from the database, %v counted", size, i, f.Path(), got, exp)
-					}
-				}
+				sameAsMemory(t, mem, reqs[i], d, live, fmt.Sprintf("batch of %d, decision %d", size, i))
 			}
 		}
 		var stored int64
