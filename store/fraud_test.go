@@ -43,10 +43,7 @@ func allFeaturesVersion(t *testing.T) *store.FraudVersion {
 // engine's tests check against a brute-force count.
 func TestFraudVelocityIsExact(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
-		ctx := context.Background()
-		org := newOrg(t, s)
-		live := allFeaturesVersion(t)
-		mem := fraud.NewMemoryVelocity()
+		ctx, org, live, mem := context.Background(), newOrg(t, s), allFeaturesVersion(t), fraud.NewMemoryVelocity()
 		rng := rand.New(rand.NewPCG(7, 8))
 		at := time.Now().UTC().Add(-40 * 24 * time.Hour).Truncate(time.Millisecond)
 		for i := 0; i < 60; i++ {
@@ -110,10 +107,7 @@ func sameAsMemory(t *testing.T, mem *fraud.MemoryVelocity, req *fraud.EvaluateRe
 // one pipeline, each adding its own event to what its snapshot shows).
 func TestFraudBatchIsExact(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
-		ctx := context.Background()
-		org := newOrg(t, s)
-		live := allFeaturesVersion(t)
-		mem := fraud.NewMemoryVelocity()
+		ctx, org, live, mem := context.Background(), newOrg(t, s), allFeaturesVersion(t), fraud.NewMemoryVelocity()
 		rng := rand.New(rand.NewPCG(9, 10))
 		at := time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Millisecond)
 		n := 0
