@@ -199,8 +199,9 @@ func readVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fra
 	if r.query == "" {
 		return r.out, nil
 	}
-	// Rows, not Scan: three integers per feature do not need gorm's reflection.
-	rows, err := tx.Raw(r.query, r.args...).Rows()
+	// Straight to the connection: gorm's statement building costs more than reading the rows,
+	// and would take the query's $n for nothing.
+	rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context, r.query, r.args...)
 	if err != nil {
 		return nil, fmt.Errorf("velocity read: %w", err)
 	}
@@ -221,11 +222,16 @@ type velocityRead struct {
 
 func newVelocityRead(orgID string, o fraud.Observation, features []fraud.Feature, write *velocityWrite) *velocityRead {
 	r := &velocityRead{o: o, own: write != nil, out: fraud.Features{}}
-	r.query, r.args, r.asked = velocityQuery(orgID, o, features)
+	stmts := write.statements(counterTuple, counterUpsert, seenUpsert)
+	var base int
+	if len(stmts) > 0 {
+		base = len(write.args)
+	}
+	r.query, r.args, r.asked = velocityQuery(orgID, o, features, base)
 	for _, f := range features {
 		r.out.Set(f, 0)
 	}
-	if stmts := write.statements(counterTuple, counterUpsert, seenUpsert); len(stmts) > 0 {
+	if len(stmts) > 0 {
 		if r.query == "" {
 			r.query = "SELECT 0, 0, 0 WHERE false"
 		}
@@ -233,7 +239,8 @@ func newVelocityRead(orgID string, o fraud.Observation, features []fraud.Feature
 		for i, st := range stmts {
 			with[i] = fmt.Sprintf("w%d AS (%s)", i, st)
 		}
-		r.query, r.args = "WITH "+strings.Join(with, ", ")+" "+r.query, append(slices.Clip(write.args), r.args...)
+		// The statements' ? become $1 ... $base, ahead of the read's own.
+		r.query, r.args = numbered("WITH "+strings.Join(with, ", ")+" ")+r.query, append(slices.Clip(write.args), r.args...)
 	}
 	return r
 }
@@ -284,11 +291,15 @@ func ownPart(f fraud.Feature, o fraud.Observation, events, amount int64) (int64,
 }
 
 // velocityQuery is readVelocity's query: a UNION ALL of one aggregate per feature of a dimension
-// o has ("" when there is none), its arguments, and the features in the order of their i.
-func velocityQuery(orgID string, o fraud.Observation, features []fraud.Feature) (string, []any, []fraud.Feature) {
+// o has ("" when there is none), its arguments, and the features in the order of their i. Its
+// parameters are numbered from base+1 ($n: PostgreSQL's, and SQLite's by ordinal), each value
+// bound once however often the query uses it: binding a string costs SQLite's driver an
+// allocation, and a window's spans would repeat the entity seven times.
+func velocityQuery(orgID string, o fraud.Observation, features []fraud.Feature, base int) (string, []any, []fraud.Feature) {
 	var parts []string
-	var args []any
 	var asked []fraud.Feature
+	p := &params{base: base}
+	org, currency := p.lazy(orgID), p.lazy(o.Currency)
 	for _, f := range features {
 		entity, ok := o.Entities[f.Dimension]
 		if !ok {
@@ -296,37 +307,62 @@ func velocityQuery(orgID string, o fraud.Observation, features []fraud.Feature) 
 		}
 		i := len(asked)
 		asked = append(asked, f)
+		dim, ent := p.add(string(f.Dimension)), p.add(entity)
 		if f.Metric == fraud.MetricDistinct {
 			// amount: whether o's own value is among those counted (ownPart), found by its key, so
 			// the count itself reads the window index alone.
-			ws := fraud.WindowStart(o.At, f.Window.Length)
+			attr, own, ws := p.add(f.Of), p.add(o.Attribute(f.Of)), p.add(fraud.WindowStart(o.At, f.Window.Length))
+			where := fmt.Sprintf("org_id = %s AND dimension = %s AND entity = %s AND attribute = %s", org(), dim, ent, attr)
 			parts = append(parts, fmt.Sprintf(`SELECT %d AS i, COUNT(*) AS events, (SELECT COUNT(*) FROM fraud_velocity_seen
-				WHERE org_id = ? AND dimension = ? AND entity = ? AND attribute = ? AND value = ? AND last_seen >= ?) AS amount
-				FROM fraud_velocity_seen WHERE org_id = ? AND dimension = ? AND entity = ? AND attribute = ? AND last_seen >= ?`, i))
-			args = append(args, orgID, string(f.Dimension), entity, f.Of, o.Attribute(f.Of), ws, orgID, string(f.Dimension), entity, f.Of, ws)
+				WHERE %s AND value = %s AND last_seen >= %s) AS amount FROM fraud_velocity_seen WHERE %s AND last_seen >= %s`, i, where, own, ws, where, ws))
 			continue
 		}
 		spans := fraud.WindowSpans(o.At, f.Window.Length)
-		for j := range fraud.MaxWindowSpans {
+		rows := make([]string, fraud.MaxWindowSpans)
+		for j := range rows {
 			var s fraud.Span
 			if j < len(spans) {
 				s = spans[j]
 			}
-			args = append(args, o.Currency, s.Size, orgID, string(f.Dimension), entity, s.Size, s.From, s.To)
+			size := p.add(s.Size)
+			rows[j] = fmt.Sprintf(spanRow, currency(), size, org(), dim, ent, size, p.add(s.From), p.add(s.To))
 		}
 		parts = append(parts, fmt.Sprintf(`SELECT %d AS i, CAST(COALESCE(SUM(events), 0) AS BIGINT) AS events,
-			CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS amount FROM (%s) AS spans`, i, spanRows))
+			CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS amount FROM (%s) AS spans`, i, strings.Join(rows, " UNION ALL ")))
 	}
-	return strings.Join(parts, " UNION ALL "), args, asked
+	return strings.Join(parts, " UNION ALL "), p.args, asked
 }
 
-// spanRows reads the counter rows of fraud.MaxWindowSpans spans, each span a range search of
-// the primary key. (Written as one condition with an OR per span, SQLite read every row of the
-// entity instead, and an entity keeps a row a second it was active, for 30 days.) An empty
-// span's "? > 0" is false before any search: SQLite tests a condition on no table first.
-var spanRows = strings.TrimSuffix(strings.Repeat(`SELECT events, CASE WHEN currency = ? THEN amount_minor ELSE 0 END AS amount
-	FROM fraud_velocity_counters WHERE ? > 0 AND org_id = ? AND dimension = ? AND entity = ? AND bucket_size = ? AND bucket_start >= ? AND bucket_start < ?
-	UNION ALL `, fraud.MaxWindowSpans), "UNION ALL ")
+// spanRow reads the counter rows of one span, a range search of the primary key. (Written as one
+// condition with an OR per span, SQLite read every row of the entity instead, and an entity
+// keeps a row a second it was active, for 30 days.) An empty span's "size > 0" is false before
+// any search: SQLite tests a condition on no table first.
+const spanRow = `SELECT events, CASE WHEN currency = %s THEN amount_minor ELSE 0 END AS amount
+	FROM fraud_velocity_counters WHERE %s > 0 AND org_id = %s AND dimension = %s AND entity = %s AND bucket_size = %s AND bucket_start >= %s AND bucket_start < %s`
+
+// params numbers a query's parameters ($n) from base+1.
+type params struct {
+	base int
+	args []any
+}
+
+// add binds v to the next parameter and returns its name.
+func (p *params) add(v any) string {
+	p.args = append(p.args, v)
+	return "$" + strconv.Itoa(p.base+len(p.args))
+}
+
+// lazy binds v to a parameter the first time its name is asked for, so a query that never uses
+// it has no parameter PostgreSQL could not type.
+func (p *params) lazy(v any) func() string {
+	name := ""
+	return func() string {
+		if name == "" {
+			name = p.add(v)
+		}
+		return name
+	}
+}
 
 // pipelineVelocity runs reads' queries, in order, in one pipeline on conn (PostgreSQL, inside
 // the transaction conn holds) and returns each one's features.
@@ -340,7 +376,7 @@ func pipelineVelocity(ctx context.Context, conn *sql.Conn, reads []*velocityRead
 		b := &pgx.Batch{}
 		for _, r := range reads {
 			if r.query != "" {
-				b.Queue(numbered(r.query), r.args...)
+				b.Queue(r.query, r.args...)
 			}
 		}
 		results := c.Conn().SendBatch(ctx, b)
@@ -364,8 +400,8 @@ func pipelineVelocity(ctx context.Context, conn *sql.Conn, reads []*velocityRead
 	return out, err
 }
 
-// numbered writes q's ? placeholders as PostgreSQL's $1, $2, ... (gorm does it for the queries
-// it runs; a pipeline goes to pgx directly). Velocity queries have no ? in a literal.
+// numbered writes q's ? placeholders as $1, $2, ... (gorm does it for the queries it runs;
+// velocity reads go to the connection directly). Velocity statements have no ? in a literal.
 func numbered(q string) string {
 	var b strings.Builder
 	b.Grow(len(q) + len(q)/8)
