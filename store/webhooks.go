@@ -294,16 +294,24 @@ func AnyDeliveries(published ...*Published) bool {
 // commit (the webhooks activities' Deliver); deliveries it never attempts are started by
 // the stranded-delivery sweep (Stranded).
 func PublishEventIn(tx *gorm.DB, env events.Envelope) (*Published, error) {
-	body, err := json.Marshal(env)
+	evt, err := eventRow(env)
 	if err != nil {
-		return nil, fmt.Errorf("store: publish: %w", err)
+		return nil, err
 	}
-	evt := &Event{ID: env.ID, OrgID: env.OrgID, Name: env.Event, OccurredAt: env.OccurredAt, Body: body}
-	ds, err := writeEvent(tx, env, evt)
+	ds, err := writeEvent(tx, env, &evt)
 	if err != nil {
 		return nil, fmt.Errorf("store: publish %s: %w", env.ID, err)
 	}
-	return &Published{Event: evt, Deliveries: ds}, nil
+	return &Published{Event: &evt, Deliveries: ds}, nil
+}
+
+// eventRow is the stored row of env: its envelope JSON exactly as it is sent.
+func eventRow(env events.Envelope) (Event, error) {
+	body, err := json.Marshal(env)
+	if err != nil {
+		return Event{}, fmt.Errorf("store: publish: %w", err)
+	}
+	return Event{ID: env.ID, OrgID: env.OrgID, Name: env.Event, OccurredAt: env.OccurredAt, Body: body}, nil
 }
 
 // writeEvent writes evt once and a pending delivery per active subscription that wants it, and
@@ -367,11 +375,10 @@ func deliveriesFor(evt *Event, subs []WebhookSubscription, ds []Delivery) []Deli
 func publishNewEventsIn(tx *gorm.DB, envs []events.Envelope) ([]*Published, error) {
 	evts := make([]Event, len(envs))
 	for i, env := range envs {
-		body, err := json.Marshal(env)
-		if err != nil {
-			return nil, fmt.Errorf("store: publish: %w", err)
+		var err error
+		if evts[i], err = eventRow(env); err != nil {
+			return nil, err
 		}
-		evts[i] = Event{ID: env.ID, OrgID: env.OrgID, Name: env.Event, OccurredAt: env.OccurredAt, Body: body}
 	}
 	if err := insertRows(tx, evts); err != nil {
 		return nil, fmt.Errorf("store: publish: %w", err)
@@ -449,14 +456,14 @@ func (s *Webhooks) CreateTestDelivery(ctx context.Context, orgID, subscriptionID
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(env)
+	evt, err := eventRow(env)
 	if err != nil {
 		return nil, err
 	}
 	d := &Delivery{ID: ids.NewAt(ids.Delivery, now), OrgID: orgID, SubscriptionID: sub.ID, EventID: env.ID,
 		EventName: env.Event, Status: webhook.StatusPending}
 	err = s.Tx(ctx, func(tx *gorm.DB) error {
-		if err := tx.Create(&Event{ID: env.ID, OrgID: orgID, Name: env.Event, OccurredAt: now, Body: body}).Error; err != nil {
+		if err := tx.Create(&evt).Error; err != nil {
 			return err
 		}
 		return tx.Create(d).Error
