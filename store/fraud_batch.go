@@ -43,8 +43,7 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 	err := h.writeTxOnConn(ctx, func(tx *gorm.DB, conn *sql.Conn) error {
 		orgs, obs := make([]string, len(jobs)), make([]fraud.Observation, len(jobs))
 		for i, j := range jobs {
-			orgs[i] = j.in.OrgID
-			_, obs[i] = observe(j.in, j.pre)
+			orgs[i], obs[i] = j.in.OrgID, j.pre.obs
 		}
 		if err := lockVelocity(tx, orgs, obs); err != nil {
 			return err
@@ -117,8 +116,7 @@ func evaluateBatch(tx *gorm.DB, conn *sql.Conn, jobs []*decisionJob) error {
 			if err != nil {
 				return d.abandon(err)
 			}
-			_, obs := observe(j.in, j.pre)
-			features, err := observeVelocity(tx, j.in.OrgID, obs, j.in.features())
+			features, err := observeVelocity(tx, j.in.OrgID, j.pre.obs, j.pre.features)
 			if err != nil {
 				return d.abandon(err)
 			}
@@ -133,9 +131,7 @@ func evaluateBatch(tx *gorm.DB, conn *sql.Conn, jobs []*decisionJob) error {
 		if seen[i], err = noteDecisionSubjects(tx, j.in, j.pre); err != nil {
 			return err
 		}
-		_, obs := observe(j.in, j.pre)
-		w := newVelocityWrite(j.in.OrgID, obs, true)
-		reads[i] = newVelocityRead(j.in.OrgID, obs, j.in.features(), &w)
+		reads[i] = observeRead(j.in.OrgID, j.pre.obs, j.pre.features)
 	}
 	features, err := pipelineVelocity(tx.Statement.Context, conn, reads)
 	if err != nil {

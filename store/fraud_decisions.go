@@ -91,8 +91,7 @@ func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided
 	}
 	var out *FraudDecided
 	err = s.WriteTx(ctx, func(tx *gorm.DB) error {
-		_, obs := observe(in, pre)
-		if err := lockVelocity(tx, []string{in.OrgID}, []fraud.Observation{obs}); err != nil {
+		if err := lockVelocity(tx, []string{in.OrgID}, []fraud.Observation{pre.obs}); err != nil {
 			return err
 		}
 		d, err := evaluateIn(tx, in, pre)
@@ -113,16 +112,24 @@ func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided
 // read like its published version, as of the request.
 type fraudPrepared struct {
 	session *FraudDeviceSession
+	// subjects are the decision's customer and, with a session, its device.
+	subjects []subjectKey
 	// known maps the subjects already recorded ("customer"/"device" + id) to their first sighting.
 	known map[subjectKey]time.Time
 	lists map[string]map[string]bool
+	// event is the event as rules see it (its IP, when it names none, its device session's), obs
+	// what it adds to the velocity counters, features what the versions read of them: derived
+	// once, before the transaction, not in the batch's turn.
+	event    fraud.Event
+	obs      fraud.Observation
+	features []fraud.Feature
 }
 
 func (s *Fraud) prepare(ctx context.Context, in FraudEvaluation) (*fraudPrepared, error) {
 	db := s.DB.WithContext(ctx)
-	ev := in.Request.Event
-	pre := &fraudPrepared{}
-	subjects := []subjectKey{{"customer", ev.CustomerID}}
+	pre := &fraudPrepared{event: in.Request.Event}
+	pre.subjects = []subjectKey{{"customer", pre.event.CustomerID}}
+	deviceID := ""
 	if id := in.Request.DeviceSessionID; id != "" {
 		sess, ok := s.fraud.sessions.Get(orgScoped{in.OrgID, id})
 		if !ok {
@@ -136,10 +143,14 @@ func (s *Fraud) prepare(ctx context.Context, in FraudEvaluation) (*fraudPrepared
 			}
 			s.fraud.sessions.Add(orgScoped{in.OrgID, id}, sess)
 		}
-		pre.session = sess
-		subjects = append(subjects, subjectKey{"device", sess.DeviceID})
+		pre.session, deviceID = sess, sess.DeviceID
+		pre.subjects = append(pre.subjects, subjectKey{"device", sess.DeviceID})
+		if pre.event.IP == "" {
+			pre.event.IP = sess.IP
+		}
 	}
-	known, unknown := s.fraud.known(in.OrgID, subjects)
+	pre.obs = fraud.ObserveEvent(&pre.event, deviceID)
+	known, unknown := s.fraud.known(in.OrgID, pre.subjects)
 	read, err := subjectsKnown(db, in.OrgID, unknown)
 	if err != nil {
 		return nil, err
@@ -150,6 +161,7 @@ func (s *Fraud) prepare(ctx context.Context, in FraudEvaluation) (*fraudPrepared
 	}
 	pre.known = known
 	live, shadow := in.ruleSets()
+	pre.features = fraud.FeaturesOf(live, shadow)
 	if pre.lists, err = loadLists(db, in.OrgID, live, shadow); err != nil {
 		return nil, err
 	}
@@ -164,43 +176,33 @@ func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDeci
 	if err != nil {
 		return nil, err
 	}
-	_, obs := observe(in, pre)
-	features, err := observeVelocity(tx, in.OrgID, obs, in.features())
+	features, err := observeVelocity(tx, in.OrgID, pre.obs, pre.features)
 	if err != nil {
 		return nil, err
 	}
 	return decide(in, pre, seen, features)
 }
 
-// features are the velocity features the evaluation's versions read.
-func (in FraudEvaluation) features() []fraud.Feature {
-	return fraud.FeaturesOf(in.ruleSets())
-}
-
-// subjectsSeen is when a decision's customer and device were first seen, and whether now.
+// subjectsSeen is when a decision's subjects (fraudPrepared.subjects) were first seen, and
+// whether now.
 type subjectsSeen struct {
-	keys  []subjectKey // the customer's, then the device's if any
 	first map[subjectKey]time.Time
 	isNew map[subjectKey]bool
 }
 
 // noteDecisionSubjects records the decision's customer and device if they are new.
 func noteDecisionSubjects(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (subjectsSeen, error) {
-	ev := in.Request.Event
-	s := subjectsSeen{keys: []subjectKey{{"customer", ev.CustomerID}}}
-	if pre.session != nil {
-		s.keys = append(s.keys, subjectKey{"device", pre.session.DeviceID})
-	}
+	var s subjectsSeen
 	var err error
-	s.first, s.isNew, err = noteSubjects(tx, in.OrgID, s.keys, ev.OccurredAt, pre.known)
+	s.first, s.isNew, err = noteSubjects(tx, in.OrgID, pre.subjects, pre.event.OccurredAt, pre.known)
 	return s, err
 }
 
 // decide evaluates the versions over what the decision's transaction read and builds its
 // decision row, and, for a decision kept, its alert and event: no database work.
 func decide(in FraudEvaluation, pre *fraudPrepared, seen subjectsSeen, features fraud.Features) (*FraudDecided, error) {
-	ev, _ := observe(in, pre)
-	first, subjects := seen.first, seen.keys
+	ev := pre.event
+	first, subjects := seen.first, pre.subjects
 	device := fraud.DeviceView{}
 	if sess := pre.session; sess != nil {
 		at := first[subjects[1]]
@@ -258,20 +260,6 @@ func decide(in FraudEvaluation, pre *fraudPrepared, seen subjectsSeen, features 
 		out.event = &env
 	}
 	return out, nil
-}
-
-// observe is the event as rules see it (its IP, when it names none, its device session's) and
-// what it adds to the velocity counters.
-func observe(in FraudEvaluation, pre *fraudPrepared) (fraud.Event, fraud.Observation) {
-	ev := in.Request.Event
-	deviceID := ""
-	if sess := pre.session; sess != nil {
-		deviceID = sess.DeviceID
-		if ev.IP == "" {
-			ev.IP = sess.IP
-		}
-	}
-	return ev, fraud.ObserveEvent(&ev, deviceID)
 }
 
 func fraudJSON(v any) (string, error) {

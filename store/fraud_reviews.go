@@ -102,7 +102,7 @@ func (s *Fraud) CreateDeviceSession(ctx context.Context, orgID string, req *frau
 		if err := writeVelocity(tx, orgID, obs, false); err != nil {
 			return err
 		}
-		v, err := readVelocity(tx, orgID, obs, deviceSessionFeatures, nil)
+		v, err := readVelocity(tx, orgID, obs, deviceSessionFeatures)
 		if err != nil {
 			return err
 		}

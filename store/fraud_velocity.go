@@ -51,10 +51,16 @@ func observeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []
 		if err := writeVelocity(tx, orgID, o, true); err != nil {
 			return nil, err
 		}
-		return readVelocity(tx, orgID, o, features, nil)
+		return readVelocity(tx, orgID, o, features)
 	}
+	r := observeRead(orgID, o, features)
+	return r.run(tx)
+}
+
+// observeRead is PostgreSQL's one statement adding o to the counters and reading its features.
+func observeRead(orgID string, o fraud.Observation, features []fraud.Feature) *velocityRead {
 	w := newVelocityWrite(orgID, o, true)
-	return readVelocity(tx, orgID, o, features, &w)
+	return newVelocityRead(orgID, o, features, &w)
 }
 
 // velocityWrite is the rows writeVelocity writes: the arguments of counters counter rows, then
@@ -192,10 +198,12 @@ func tuples(n int, tuple string) string {
 // Features of a dimension o lacks are 0. Each window is asked as fraud.MaxWindowSpans spans,
 // the missing ones empty (bucket size 0), so the query's text depends only on the features and
 // its prepared statement serves every decision of a version (parsing it was half the read).
-// With write (PostgreSQL, observeVelocity), the query first writes o, and o's own part, which
-// its snapshot does not show, is added.
-func readVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fraud.Feature, write *velocityWrite) (fraud.Features, error) {
-	r := newVelocityRead(orgID, o, features, write)
+func readVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fraud.Feature) (fraud.Features, error) {
+	return newVelocityRead(orgID, o, features, nil).run(tx)
+}
+
+// run runs the query in tx.
+func (r *velocityRead) run(tx *gorm.DB) (fraud.Features, error) {
 	if r.query == "" {
 		return r.out, nil
 	}
@@ -209,8 +217,9 @@ func readVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fra
 	return r.scan(rows)
 }
 
-// velocityRead is one observation's velocity query (velocityQuery, after write's statements
-// when there is a write) and the features it fills.
+// velocityRead is one observation's velocity query (velocityQuery) and the features it fills.
+// With a write (PostgreSQL, observeRead) the query first writes the observation, and its own
+// part, which the statement's snapshot does not show, is added to what it reads (ownPart).
 type velocityRead struct {
 	query string
 	args  []any
