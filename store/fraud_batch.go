@@ -41,11 +41,11 @@ func (j *decisionJob) fail(err error)          { j.out, j.err = nil, err }
 // time that other processes' decisions of the same entities wait on PostgreSQL.
 func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 	err := h.writeTxOnConn(ctx, func(tx *gorm.DB, conn *sql.Conn) error {
-		orgs, obs := make([]string, len(jobs)), make([]fraud.Observation, len(jobs))
-		for i, j := range jobs {
-			orgs[i], obs[i] = j.in.OrgID, j.pre.obs
+		var locks []int64
+		for _, j := range jobs {
+			locks = append(locks, entityLocks(j.in.OrgID, j.pre.obs)...)
 		}
-		if err := lockVelocity(tx, orgs, obs); err != nil {
+		if err := lockVelocity(tx, locks); err != nil {
 			return err
 		}
 		if err := evaluateBatch(tx, conn, jobs); err != nil {

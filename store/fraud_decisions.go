@@ -91,7 +91,7 @@ func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided
 	}
 	var out *FraudDecided
 	err = s.WriteTx(ctx, func(tx *gorm.DB) error {
-		if err := lockVelocity(tx, []string{in.OrgID}, []fraud.Observation{pre.obs}); err != nil {
+		if err := lockVelocity(tx, entityLocks(in.OrgID, pre.obs)); err != nil {
 			return err
 		}
 		d, err := evaluateIn(tx, in, pre)

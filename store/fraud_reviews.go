@@ -86,7 +86,7 @@ func (s *Fraud) CreateDeviceSession(ctx context.Context, orgID string, req *frau
 		if req.IP != "" {
 			obs.Entities[fraud.DimIP] = req.IP
 		}
-		if err := lockVelocity(tx, []string{orgID}, []fraud.Observation{obs}); err != nil {
+		if err := lockVelocity(tx, entityLocks(orgID, obs)); err != nil {
 			return err
 		}
 		sess := FraudDeviceSession{ID: ids.NewAt(ids.DeviceSession, now), OrgID: orgID, DeviceID: req.DeviceID, CustomerID: req.CustomerID,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,30 +110,20 @@ func velocityStatement(stmts []string) string {
 	return strings.Join(stmts, "")
 }
 
-// lockVelocity takes, on PostgreSQL, a transaction-scoped advisory lock per entity (organisation,
-// dimension, entity) the observations write, every entity's in one global order, before any
-// counter row is written. Every transaction writing velocity rows takes them first, so:
+// lockVelocity takes, on PostgreSQL, the transaction-scoped advisory locks keys names
+// (entityLocks), sorted, before any counter row is written. Every transaction writing velocity
+// rows takes its entities' first, so:
 //   - the rows of an entity are written by one transaction at a time, which reads them as they
 //     are (observeVelocity's one round trip relies on that: exact velocity);
 //   - two API processes' batches, whose decisions would otherwise lock rows in batch order,
 //     never wait for each other in a cycle.
 //
 // SQLite has one writer: no other transaction holds a row.
-func lockVelocity(tx *gorm.DB, orgs []string, obs []fraud.Observation) error {
-	if tx.Name() == "sqlite" {
+func lockVelocity(tx *gorm.DB, keys []int64) error {
+	if tx.Name() == "sqlite" || len(keys) == 0 {
 		return nil
 	}
-	var keys []int64
-	for i, o := range obs {
-		for d, e := range o.Entities {
-			keys = append(keys, entityLockKey(orgs[i], d, e))
-		}
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
+	keys = slices.Compact(slices.Sorted(slices.Values(keys)))
 	// The array is one argument, so the statement's text, and its prepared statement, is the
 	// same for every batch; the locks are taken in the array's order.
 	if err := execRow(tx, `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, n) ORDER BY n`, []any{keys}); err != nil {
@@ -143,15 +132,14 @@ func lockVelocity(tx *gorm.DB, orgs []string, obs []fraud.Observation) error {
 	return nil
 }
 
-// entityLockKey is lockVelocity's advisory lock key of an entity: 64 bits of FNV-1a of its
-// names. Two entities sharing a key only wait for each other.
-func entityLockKey(orgID string, d fraud.Dimension, entity string) int64 {
-	h := fnv.New64a()
-	for _, s := range []string{orgID, string(d), entity} {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
+// entityLocks are the advisory lock keys of the entities (organisation, dimension, entity) o
+// counts, for lockVelocity.
+func entityLocks(orgID string, o fraud.Observation) []int64 {
+	keys := make([]int64, 0, len(o.Entities))
+	for d, e := range o.Entities {
+		keys = append(keys, advisoryKey("svc-velocity:"+orgID+"\x00"+string(d)+"\x00"+e))
 	}
-	return int64(h.Sum64())
+	return keys
 }
 
 // writeVelocityRows writes each row in a statement of its own, on SQLite, for the reason

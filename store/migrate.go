@@ -6,7 +6,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io/fs"
 	"log/slog"
 
@@ -177,9 +176,7 @@ func postgresLockID(ctx context.Context, db *sql.DB) (int64, error) {
 	if err := db.QueryRowContext(ctx, "SELECT current_database() || '.' || current_schema()").Scan(&name); err != nil {
 		return 0, fmt.Errorf("current schema: %w", err)
 	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte("svc-migrate:" + name))
-	return int64(h.Sum64()), nil
+	return advisoryKey("svc-migrate:" + name), nil
 }
 
 // sqliteMainFile is the path of the SQLite database file, "" for an in-memory database.
