@@ -36,7 +36,14 @@ func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool
 	if tx.Name() == "sqlite" {
 		return writeVelocityRows(tx, w.counters, w.seen, w.args)
 	}
-	return execVelocity(tx, velocityStatement(w.statements(counterTuple, counterUpsert, seenUpsert)), w.args)
+	stmts := w.statements()
+	if len(stmts) == 0 {
+		return nil
+	}
+	if err := tx.Exec(withWrites(stmts[:len(stmts)-1], stmts[len(stmts)-1]), w.args...).Error; err != nil {
+		return fmt.Errorf("velocity: %w", err)
+	}
+	return nil
 }
 
 // observeVelocity adds o to the counters and the last-seen values and returns the features as
@@ -85,29 +92,34 @@ func newVelocityWrite(orgID string, o fraud.Observation, counters bool) velocity
 	return w
 }
 
-// statements are PostgreSQL's statements writing w's rows: the counter rows (each counterTuple,
-// on conflict onCounter), then the last-seen rows (on conflict onSeen), each present only when
-// it has rows.
-func (w *velocityWrite) statements(counterTuple, onCounter, onSeen string) []string {
+// statements are PostgreSQL's statements writing w's rows, several rows each: the counter
+// rows', then the last-seen rows', each present only when it has rows.
+func (w *velocityWrite) statements() []string {
 	var stmts []string
 	if w == nil {
 		return nil
 	}
 	if w.counters > 0 {
-		stmts = append(stmts, counterColumns+tuples(w.counters, counterTuple)+onCounter)
+		stmts = append(stmts, counterColumns+tuples(w.counters, counterTuple)+counterUpsert)
 	}
 	if w.seen > 0 {
-		stmts = append(stmts, seenColumns+tuples(w.seen, seenTuple)+onSeen)
+		stmts = append(stmts, seenColumns+tuples(w.seen, seenTuple)+seenUpsert)
 	}
 	return stmts
 }
 
-// velocityStatement joins statements into one: one round trip.
-func velocityStatement(stmts []string) string {
-	if len(stmts) == 2 {
-		return "WITH counters AS (" + stmts[0] + ") " + stmts[1]
+// withWrites makes writes data-modifying CTEs of query, in one statement: one round trip while
+// the transaction holds its entities. PostgreSQL runs every one of them whether query reads it
+// or not.
+func withWrites(writes []string, query string) string {
+	if len(writes) == 0 {
+		return query
 	}
-	return strings.Join(stmts, "")
+	with := make([]string, len(writes))
+	for i, st := range writes {
+		with[i] = fmt.Sprintf("w%d AS (%s)", i, st)
+	}
+	return "WITH " + strings.Join(with, ", ") + " " + query
 }
 
 // lockVelocity takes, on PostgreSQL, the transaction-scoped advisory locks keys names
@@ -155,16 +167,6 @@ func writeVelocityRows(tx *gorm.DB, counters, seen int, args []any) error {
 		if err := execRow(tx, seenColumns+seenTuple+seenUpsert, args[6*i:6*i+6]); err != nil {
 			return fmt.Errorf("velocity: %w", err)
 		}
-	}
-	return nil
-}
-
-func execVelocity(tx *gorm.DB, q string, args []any) error {
-	if q == "" {
-		return nil
-	}
-	if err := tx.Exec(q, args...).Error; err != nil {
-		return fmt.Errorf("velocity: %w", err)
 	}
 	return nil
 }
@@ -219,7 +221,7 @@ type velocityRead struct {
 
 func newVelocityRead(orgID string, o fraud.Observation, features []fraud.Feature, write *velocityWrite) *velocityRead {
 	r := &velocityRead{o: o, own: write != nil, out: fraud.Features{}}
-	stmts := write.statements(counterTuple, counterUpsert, seenUpsert)
+	stmts := write.statements()
 	var base int
 	if len(stmts) > 0 {
 		base = len(write.args)
@@ -232,12 +234,8 @@ func newVelocityRead(orgID string, o fraud.Observation, features []fraud.Feature
 		if r.query == "" {
 			r.query = "SELECT 0, 0, 0 WHERE false"
 		}
-		with := make([]string, len(stmts))
-		for i, st := range stmts {
-			with[i] = fmt.Sprintf("w%d AS (%s)", i, st)
-		}
-		// The statements' ? become $1 ... $base, ahead of the read's own.
-		r.query, r.args = numbered("WITH "+strings.Join(with, ", ")+" ")+r.query, append(slices.Clip(write.args), r.args...)
+		// The writes' ? become $1 ... $base, ahead of the read's own.
+		r.query, r.args = numbered(withWrites(stmts, ""))+r.query, append(slices.Clip(write.args), r.args...)
 	}
 	return r
 }
