@@ -15,10 +15,7 @@ import (
 // would stay in the log and the file would not grow.
 func TestWriterLogCheckpointedInBackground(t *testing.T) {
 	ctx := context.Background()
-	st, path := openSQLiteFile(t)
-	if err := st.DB.Exec("CREATE TABLE checkpoint_probe (n INTEGER PRIMARY KEY, filler TEXT NOT NULL)").Error; err != nil {
-		t.Fatal(err)
-	}
+	st, path := openSQLiteFile(t, "CREATE TABLE checkpoint_probe (n INTEGER PRIMARY KEY, filler TEXT NOT NULL)")
 	size := func() int64 {
 		fi, err := os.Stat(path)
 		if err != nil {

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// openSQLiteFile opens a store on a new SQLite file (not migrated), closed when the test ends,
-// and returns the file's path.
-func openSQLiteFile(t *testing.T) (*Store, string) {
+// openSQLiteFile opens a store on a new SQLite file (not migrated), runs ddl in it, and
+// returns it, closed when the test ends, with the file's path.
+func openSQLiteFile(t *testing.T, ddl ...string) (*Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "svc.db")
 	st, err := Open(context.Background(), "sqlite:"+path)
@@ -16,5 +16,10 @@ func openSQLiteFile(t *testing.T) (*Store, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
+	for _, q := range ddl {
+		if err := st.DB.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
 	return st, path
 }

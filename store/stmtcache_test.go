@@ -14,10 +14,7 @@ import (
 // as transactions do; statements past the pool's size still run (unprepared) and correctly.
 func TestWriteTxRunsStatementsPrepared(t *testing.T) {
 	ctx := context.Background()
-	st, _ := openSQLiteFile(t)
-	if err := st.DB.Exec("CREATE TABLE stmt_probe (n INTEGER NOT NULL)").Error; err != nil {
-		t.Fatal(err)
-	}
+	st, _ := openSQLiteFile(t, "CREATE TABLE stmt_probe (n INTEGER NOT NULL)")
 	const insert = "INSERT INTO stmt_probe (n) VALUES (?)"
 	write := func(n int, keep bool) {
 		t.Helper()
