@@ -305,7 +305,7 @@ func velocityQuery(orgID string, o fraud.Observation, features []fraud.Feature, 
 		dim, ent := p.add(string(f.Dimension)), p.add(entity)
 		if f.Metric == fraud.MetricDistinct {
 			// amount: whether o's own value is among those counted (ownPart), found by its key, so
-			// the count itself reads the window index alone.
+			// the count needs no column outside the window index (PostgreSQL's lacks the value).
 			attr, own, ws := p.add(f.Of), p.add(o.Attribute(f.Of)), p.add(fraud.WindowStart(o.At, f.Window.Length))
 			where := fmt.Sprintf("org_id = %s AND dimension = %s AND entity = %s AND attribute = %s", org(), dim, ent, attr)
 			parts = append(parts, fmt.Sprintf(`SELECT %d AS i, COUNT(*) AS events, (SELECT COUNT(*) FROM fraud_velocity_seen
