@@ -58,3 +58,22 @@ func WriteDecisionBatch(ctx context.Context, st *Store, ins []FraudEvaluation) (
 	}
 	return out, nil
 }
+
+// MigrateTo applies or rolls back st's migrations until version is the newest applied, so that a
+// test can write rows as an older schema held them.
+func MigrateTo(ctx context.Context, st *Store, version int64) error {
+	p, err := st.migrationProvider(ctx)
+	if err != nil {
+		return err
+	}
+	current, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if current > version {
+		_, err = p.DownTo(ctx, version)
+	} else {
+		_, err = p.UpTo(ctx, version)
+	}
+	return err
+}

@@ -76,14 +76,23 @@ type FraudDecision struct {
 	CreatedAt    time.Time `gorm:"index:ix_fraud_decisions_org_created,priority:2"`
 }
 
+// FraudVelocityEntity is one entity whose velocity is counted: an organisation's customer,
+// account, device, IP or counterparty. Its counter and last-seen rows are keyed by its ID
+// (migration 03004): the three strings made up most of every key the fast path seeks and binds.
+// An ID, once committed, never changes and is never reused (fraudCache keeps them).
+type FraudVelocityEntity struct {
+	ID        int64  `gorm:"primaryKey;autoIncrement"`
+	OrgID     string `gorm:"not null;size:40;uniqueIndex:ux_fraud_velocity_entities,priority:1"`
+	Dimension string `gorm:"not null;size:16;uniqueIndex:ux_fraud_velocity_entities,priority:2"`
+	Entity    string `gorm:"not null;size:256;uniqueIndex:ux_fraud_velocity_entities,priority:3"`
+}
+
 // FraudVelocityCounter is one pre-aggregated velocity bucket: the events and amount of one
-// entity (a customer, a device, ...) in one currency in one time bucket (fraud.BucketsAt).
-// On SQLite this table, FraudVelocitySeen's and FraudSubject's are WITHOUT ROWID (migration
-// 03003): their key is all the fast path reads and writes them by.
+// entity in one currency in one time bucket (fraud.BucketsAt).
+// On SQLite this table, FraudVelocitySeen's and FraudSubject's are WITHOUT ROWID (migrations
+// 03003, 03004): their key is all the fast path reads and writes them by.
 type FraudVelocityCounter struct {
-	OrgID       string `gorm:"primaryKey;not null;size:40"`
-	Dimension   string `gorm:"primaryKey;not null;size:16"`
-	Entity      string `gorm:"primaryKey;not null;size:256"`
+	EntityID    int64  `gorm:"primaryKey;not null;autoIncrement:false"`
 	BucketSize  int64  `gorm:"primaryKey;not null;autoIncrement:false"`
 	BucketStart int64  `gorm:"primaryKey;not null;autoIncrement:false"`
 	Currency    string `gorm:"primaryKey;not null;size:3"`
@@ -94,13 +103,11 @@ type FraudVelocityCounter struct {
 // FraudVelocitySeen is when one value of an attribute (an IP of a customer) was last seen:
 // distinct counts over a window count the values last seen in it.
 type FraudVelocitySeen struct {
-	OrgID     string `gorm:"primaryKey;not null;size:40;index:ix_fraud_velocity_seen_window,priority:1"`
-	Dimension string `gorm:"primaryKey;not null;size:16;index:ix_fraud_velocity_seen_window,priority:2"`
-	Entity    string `gorm:"primaryKey;not null;size:256;index:ix_fraud_velocity_seen_window,priority:3"`
-	Attribute string `gorm:"primaryKey;not null;size:16;index:ix_fraud_velocity_seen_window,priority:4"`
+	EntityID  int64  `gorm:"primaryKey;not null;autoIncrement:false;index:ix_fraud_velocity_seen_window,priority:1"`
+	Attribute string `gorm:"primaryKey;not null;size:16;index:ix_fraud_velocity_seen_window,priority:2"`
 	Value     string `gorm:"primaryKey;not null;size:256"`
 	// LastSeen is Unix seconds.
-	LastSeen int64 `gorm:"not null;index:ix_fraud_velocity_seen_window,priority:5"`
+	LastSeen int64 `gorm:"not null;index:ix_fraud_velocity_seen_window,priority:3"`
 }
 
 // TableName keeps the table's name singular, as the raw upserts spell it.

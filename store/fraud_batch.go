@@ -40,15 +40,22 @@ func (j *decisionJob) fail(err error)          { j.out, j.err = nil, err }
 // events and audit entries, each kind in one insert. Each round trip of the transaction is
 // time that other processes' decisions of the same entities wait on PostgreSQL.
 func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
+	var resolved entityIDs
 	err := h.writeTxOnConn(ctx, func(tx *gorm.DB, conn *sql.Conn) error {
 		var locks []int64
+		var entities []velocityEntity
 		for _, j := range jobs {
 			locks = append(locks, entityLocks(j.in.OrgID, j.pre.obs)...)
+			entities = append(entities, entitiesOf(j.in.OrgID, j.pre.obs)...)
 		}
 		if err := lockVelocity(tx, locks); err != nil {
 			return err
 		}
-		if err := evaluateBatch(tx, conn, jobs); err != nil {
+		var err error
+		if resolved, err = h.fraud.resolveEntities(tx, entities); err != nil {
+			return err
+		}
+		if err := evaluateBatch(tx, conn, jobs, resolved); err != nil {
 			return err
 		}
 		rows := make([]FraudDecision, 0, len(jobs))
@@ -99,6 +106,7 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 	for _, j := range jobs {
 		h.fraud.remember(j.in.OrgID, j.out.firstSeen)
 	}
+	h.fraud.rememberEntities(resolved)
 	return nil
 }
 
@@ -108,7 +116,7 @@ func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 // another, each on a snapshot that holds those before it, but the batch waits for one round
 // trip instead of one per decision, while it holds its entities. The rules, which need no
 // database, run beside the batch's database work (decideAll).
-func evaluateBatch(tx *gorm.DB, conn *sql.Conn, jobs []*decisionJob) error {
+func evaluateBatch(tx *gorm.DB, conn *sql.Conn, jobs []*decisionJob, resolved entityIDs) error {
 	d := newDecideAll(jobs)
 	if conn == nil {
 		for i, j := range jobs {
@@ -116,7 +124,7 @@ func evaluateBatch(tx *gorm.DB, conn *sql.Conn, jobs []*decisionJob) error {
 			if err != nil {
 				return d.abandon(err)
 			}
-			features, err := observeVelocity(tx, j.in.OrgID, j.pre.obs, j.pre.features)
+			features, err := observeVelocity(tx, resolved.keyed(j.in.OrgID, j.pre.obs), j.pre.features)
 			if err != nil {
 				return d.abandon(err)
 			}
@@ -131,7 +139,7 @@ func evaluateBatch(tx *gorm.DB, conn *sql.Conn, jobs []*decisionJob) error {
 		if seen[i], err = noteDecisionSubjects(tx, j.in, j.pre); err != nil {
 			return err
 		}
-		reads[i] = observeRead(j.in.OrgID, j.pre.obs, j.pre.features)
+		reads[i] = observeRead(resolved.keyed(j.in.OrgID, j.pre.obs), j.pre.features)
 	}
 	features, err := pipelineVelocity(tx.Statement.Context, conn, reads)
 	if err != nil {

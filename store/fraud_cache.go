@@ -7,12 +7,13 @@ import (
 )
 
 // fraudCache keeps, per process, what a decision reads before its transaction and what never
-// changes once written: device sessions and the first sightings of customers and devices. Every
-// API process may keep its own copy; none can be stale. It spares the fast path a query or two
-// per decision.
+// changes once written: device sessions, the first sightings of customers and devices and the
+// ids of velocity entities. Every API process may keep its own copy; none can be stale. It
+// spares the fast path a query or two per decision.
 type fraudCache struct {
 	sessions  *lru.Cache[orgScoped, *FraudDeviceSession]
 	firstSeen *lru.Cache[orgSubject, time.Time]
+	entities  *lru.Cache[velocityEntity, int64]
 }
 
 // orgScoped is an id within an organisation.
@@ -27,7 +28,8 @@ type orgSubject struct {
 func newFraudCache() *fraudCache {
 	sessions, _ := lru.New[orgScoped, *FraudDeviceSession](16 << 10)
 	firstSeen, _ := lru.New[orgSubject, time.Time](64 << 10)
-	return &fraudCache{sessions: sessions, firstSeen: firstSeen}
+	entities, _ := lru.New[velocityEntity, int64](128 << 10)
+	return &fraudCache{sessions: sessions, firstSeen: firstSeen, entities: entities}
 }
 
 // known splits subjects into those whose first sighting the cache holds (returned) and the rest.

@@ -94,7 +94,12 @@ func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided
 		if err := lockVelocity(tx, entityLocks(in.OrgID, pre.obs)); err != nil {
 			return err
 		}
-		d, err := evaluateIn(tx, in, pre)
+		// Entities the lookup meets first get an id only in its transaction, rolled back.
+		ids, err := s.fraud.resolveEntities(tx, entitiesOf(in.OrgID, pre.obs))
+		if err != nil {
+			return err
+		}
+		d, err := evaluateIn(tx, in, pre, ids.keyed(in.OrgID, pre.obs))
 		if err != nil {
 			return err
 		}
@@ -168,15 +173,15 @@ func (s *Fraud) prepare(ctx context.Context, in FraudEvaluation) (*fraudPrepared
 	return pre, nil
 }
 
-// evaluateIn makes a decision in tx, whose caller has locked its entities (lockVelocity):
-// its subjects and counters, not its own row, alert and event, which the caller writes with
-// those of its batch (a lookup keeps none).
-func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared) (*FraudDecided, error) {
+// evaluateIn makes a decision in tx, whose caller has locked its entities (lockVelocity) and
+// resolved their ids (obs): its subjects and counters, not its own row, alert and event, which
+// the caller writes with those of its batch (a lookup keeps none).
+func evaluateIn(tx *gorm.DB, in FraudEvaluation, pre *fraudPrepared, obs keyedObservation) (*FraudDecided, error) {
 	seen, err := noteDecisionSubjects(tx, in, pre)
 	if err != nil {
 		return nil, err
 	}
-	features, err := observeVelocity(tx, in.OrgID, pre.obs, pre.features)
+	features, err := observeVelocity(tx, obs, pre.features)
 	if err != nil {
 		return nil, err
 	}

@@ -77,6 +77,7 @@ var deviceSessionFeatures = func() []fraud.Feature {
 // customers, IPs and countries over 5 minutes, an hour and a day.
 func (s *Fraud) CreateDeviceSession(ctx context.Context, orgID string, req *fraud.DeviceSessionRequest) (*DeviceSessionSeen, error) {
 	var out DeviceSessionSeen
+	var resolved entityIDs
 	err := s.Tx(ctx, func(tx *gorm.DB) error {
 		now := time.Now().UTC().Truncate(time.Millisecond)
 		obs := fraud.Observation{At: now, Country: req.Country, Entities: map[fraud.Dimension]string{fraud.DimDevice: req.DeviceID}}
@@ -99,10 +100,14 @@ func (s *Fraud) CreateDeviceSession(ctx context.Context, orgID string, req *frau
 			return err
 		}
 		// A session is a sighting, not an event: it refreshes distinct values, it adds no counts.
-		if err := writeVelocity(tx, orgID, obs, false); err != nil {
+		if resolved, err = s.fraud.resolveEntities(tx, entitiesOf(orgID, obs)); err != nil {
 			return err
 		}
-		v, err := readVelocity(tx, orgID, obs, deviceSessionFeatures)
+		keyed := resolved.keyed(orgID, obs)
+		if err := writeVelocity(tx, keyed, false); err != nil {
+			return err
+		}
+		v, err := readVelocity(tx, keyed, deviceSessionFeatures)
 		if err != nil {
 			return err
 		}
@@ -112,5 +117,6 @@ func (s *Fraud) CreateDeviceSession(ctx context.Context, orgID string, req *frau
 	if err != nil {
 		return nil, err
 	}
+	s.fraud.rememberEntities(resolved)
 	return &out, nil
 }

@@ -19,20 +19,20 @@ import (
 // again no later than its last sighting leaves its row untouched (no write of the row or of its
 // window index).
 const (
-	counterColumns = "INSERT INTO fraud_velocity_counters (org_id, dimension, entity, bucket_size, bucket_start, currency, events, amount_minor) VALUES "
-	counterTuple   = "(?, ?, ?, ?, ?, ?, 1, ?)"
-	counterUpsert  = ` ON CONFLICT (org_id, dimension, entity, bucket_size, bucket_start, currency) DO UPDATE SET
+	counterColumns = "INSERT INTO fraud_velocity_counters (entity_id, bucket_size, bucket_start, currency, events, amount_minor) VALUES "
+	counterTuple   = "(?, ?, ?, ?, 1, ?)"
+	counterUpsert  = ` ON CONFLICT (entity_id, bucket_size, bucket_start, currency) DO UPDATE SET
 			events = fraud_velocity_counters.events + 1, amount_minor = fraud_velocity_counters.amount_minor + excluded.amount_minor`
-	seenColumns = "INSERT INTO fraud_velocity_seen (org_id, dimension, entity, attribute, value, last_seen) VALUES "
-	seenTuple   = "(?, ?, ?, ?, ?, ?)"
-	seenUpsert  = ` ON CONFLICT (org_id, dimension, entity, attribute, value) DO UPDATE SET last_seen = excluded.last_seen
+	seenColumns = "INSERT INTO fraud_velocity_seen (entity_id, attribute, value, last_seen) VALUES "
+	seenTuple   = "(?, ?, ?, ?)"
+	seenUpsert  = ` ON CONFLICT (entity_id, attribute, value) DO UPDATE SET last_seen = excluded.last_seen
 			WHERE excluded.last_seen > fraud_velocity_seen.last_seen`
 )
 
 // writeVelocity adds an observation to the velocity counters and the last-seen values. Its
 // transaction has locked the observation's entities (lockVelocity).
-func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool) error {
-	w := newVelocityWrite(orgID, o, counters)
+func writeVelocity(tx *gorm.DB, o keyedObservation, counters bool) error {
+	w := newVelocityWrite(o, counters)
 	if tx.Name() == "sqlite" {
 		return writeVelocityRows(tx, w.counters, w.seen, w.args)
 	}
@@ -52,21 +52,21 @@ func writeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, counters bool
 // statement's snapshot, taken before its own write, so o's own part is added to what it reads.
 // That is exact because lockVelocity has locked o's rows: no other transaction writes them
 // between that snapshot and this one's commit.
-func observeVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fraud.Feature) (fraud.Features, error) {
+func observeVelocity(tx *gorm.DB, o keyedObservation, features []fraud.Feature) (fraud.Features, error) {
 	if tx.Name() == "sqlite" {
-		if err := writeVelocity(tx, orgID, o, true); err != nil {
+		if err := writeVelocity(tx, o, true); err != nil {
 			return nil, err
 		}
-		return readVelocity(tx, orgID, o, features)
+		return readVelocity(tx, o, features)
 	}
-	r := observeRead(orgID, o, features)
+	r := observeRead(o, features)
 	return r.run(tx)
 }
 
 // observeRead is PostgreSQL's one statement adding o to the counters and reading its features.
-func observeRead(orgID string, o fraud.Observation, features []fraud.Feature) *velocityRead {
-	w := newVelocityWrite(orgID, o, true)
-	return newVelocityRead(orgID, o, features, &w)
+func observeRead(o keyedObservation, features []fraud.Feature) *velocityRead {
+	w := newVelocityWrite(o, true)
+	return newVelocityRead(o, features, &w)
 }
 
 // velocityWrite is the rows writeVelocity writes: the arguments of counters counter rows, then
@@ -76,18 +76,18 @@ type velocityWrite struct {
 	args           []any
 }
 
-func newVelocityWrite(orgID string, o fraud.Observation, counters bool) velocityWrite {
+func newVelocityWrite(o keyedObservation, counters bool) velocityWrite {
 	var keys []fraud.CounterKey
 	if counters {
 		keys = o.Counters()
 	}
 	seen := o.Seen()
-	w := velocityWrite{counters: len(keys), seen: len(seen), args: make([]any, 0, 7*len(keys)+6*len(seen))}
+	w := velocityWrite{counters: len(keys), seen: len(seen), args: make([]any, 0, 5*len(keys)+4*len(seen))}
 	for _, k := range keys {
-		w.args = append(w.args, orgID, string(k.Dimension), k.Entity, k.Bucket.Size, k.Bucket.Start, k.Currency, o.AmountMinor)
+		w.args = append(w.args, o.ids[k.Dimension], k.Bucket.Size, k.Bucket.Start, k.Currency, o.AmountMinor)
 	}
 	for _, k := range seen {
-		w.args = append(w.args, orgID, string(k.Dimension), k.Entity, k.Attribute, k.Value, o.At.Unix())
+		w.args = append(w.args, o.ids[k.Dimension], k.Attribute, k.Value, o.At.Unix())
 	}
 	return w
 }
@@ -158,13 +158,13 @@ func entityLocks(orgID string, o fraud.Observation) []int64 {
 // insertRows gives.
 func writeVelocityRows(tx *gorm.DB, counters, seen int, args []any) error {
 	for i := range counters {
-		if err := execRow(tx, counterColumns+counterTuple+counterUpsert, args[7*i:7*i+7]); err != nil {
+		if err := execRow(tx, counterColumns+counterTuple+counterUpsert, args[5*i:5*i+5]); err != nil {
 			return fmt.Errorf("velocity: %w", err)
 		}
 	}
-	args = args[7*counters:]
+	args = args[5*counters:]
 	for i := range seen {
-		if err := execRow(tx, seenColumns+seenTuple+seenUpsert, args[6*i:6*i+6]); err != nil {
+		if err := execRow(tx, seenColumns+seenTuple+seenUpsert, args[4*i:4*i+4]); err != nil {
 			return fmt.Errorf("velocity: %w", err)
 		}
 	}
@@ -188,8 +188,8 @@ func tuples(n int, tuple string) string {
 // Features of a dimension o lacks are 0. Each window is asked as fraud.MaxWindowSpans spans,
 // the missing ones empty (bucket size 0), so the query's text depends only on the features and
 // its prepared statement serves every decision of a version (parsing it was half the read).
-func readVelocity(tx *gorm.DB, orgID string, o fraud.Observation, features []fraud.Feature) (fraud.Features, error) {
-	return newVelocityRead(orgID, o, features, nil).run(tx)
+func readVelocity(tx *gorm.DB, o keyedObservation, features []fraud.Feature) (fraud.Features, error) {
+	return newVelocityRead(o, features, nil).run(tx)
 }
 
 // run runs the query in tx.
@@ -219,14 +219,14 @@ type velocityRead struct {
 	out   fraud.Features
 }
 
-func newVelocityRead(orgID string, o fraud.Observation, features []fraud.Feature, write *velocityWrite) *velocityRead {
-	r := &velocityRead{o: o, own: write != nil, out: fraud.Features{}}
+func newVelocityRead(o keyedObservation, features []fraud.Feature, write *velocityWrite) *velocityRead {
+	r := &velocityRead{o: o.Observation, own: write != nil, out: fraud.Features{}}
 	stmts := write.statements()
 	var base int
 	if len(stmts) > 0 {
 		base = len(write.args)
 	}
-	r.query, r.args, r.asked = velocityQuery(orgID, o, features, base)
+	r.query, r.args, r.asked = velocityQuery(o, features, base)
 	for _, f := range features {
 		r.out.Set(f, 0)
 	}
@@ -290,24 +290,24 @@ func ownPart(f fraud.Feature, o fraud.Observation, events, amount int64) (int64,
 // parameters are numbered from base+1 ($n: PostgreSQL's, and SQLite's by ordinal), each value
 // bound once however often the query uses it: binding a string costs SQLite's driver an
 // allocation, and a window's spans would repeat the entity seven times.
-func velocityQuery(orgID string, o fraud.Observation, features []fraud.Feature, base int) (string, []any, []fraud.Feature) {
+func velocityQuery(o keyedObservation, features []fraud.Feature, base int) (string, []any, []fraud.Feature) {
 	var parts []string
 	var asked []fraud.Feature
 	p := &params{base: base}
-	org, currency := p.lazy(orgID), p.lazy(o.Currency)
+	currency := p.lazy(o.Currency)
 	for _, f := range features {
-		entity, ok := o.Entities[f.Dimension]
+		id, ok := o.ids[f.Dimension]
 		if !ok {
 			continue
 		}
 		i := len(asked)
 		asked = append(asked, f)
-		dim, ent := p.add(string(f.Dimension)), p.add(entity)
+		ent := p.add(id)
 		if f.Metric == fraud.MetricDistinct {
 			// amount: whether o's own value is among those counted (ownPart), found by its key, so
 			// the count needs no column outside the window index (PostgreSQL's lacks the value).
 			attr, own, ws := p.add(f.Of), p.add(o.Attribute(f.Of)), p.add(fraud.WindowStart(o.At, f.Window.Length))
-			where := fmt.Sprintf("org_id = %s AND dimension = %s AND entity = %s AND attribute = %s", org(), dim, ent, attr)
+			where := fmt.Sprintf("entity_id = %s AND attribute = %s", ent, attr)
 			parts = append(parts, fmt.Sprintf(`SELECT %d AS i, COUNT(*) AS events, (SELECT COUNT(*) FROM fraud_velocity_seen
 				WHERE %s AND value = %s AND last_seen >= %s) AS amount FROM fraud_velocity_seen WHERE %s AND last_seen >= %s`, i, where, own, ws, where, ws))
 			continue
@@ -320,7 +320,7 @@ func velocityQuery(orgID string, o fraud.Observation, features []fraud.Feature, 
 				s = spans[j]
 			}
 			size := p.add(s.Size)
-			rows[j] = fmt.Sprintf(spanRow, currency(), size, org(), dim, ent, size, p.add(s.From), p.add(s.To))
+			rows[j] = fmt.Sprintf(spanRow, currency(), size, ent, size, p.add(s.From), p.add(s.To))
 		}
 		parts = append(parts, fmt.Sprintf(`SELECT %d AS i, CAST(COALESCE(SUM(events), 0) AS BIGINT) AS events,
 			CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS amount FROM (%s) AS spans`, i, strings.Join(rows, " UNION ALL ")))
@@ -333,7 +333,7 @@ func velocityQuery(orgID string, o fraud.Observation, features []fraud.Feature, 
 // keeps a row a second it was active, for 30 days.) An empty span's "size > 0" is false before
 // any search: SQLite tests a condition on no table first.
 const spanRow = `SELECT events, CASE WHEN currency = %s THEN amount_minor ELSE 0 END AS amount
-	FROM fraud_velocity_counters WHERE %s > 0 AND org_id = %s AND dimension = %s AND entity = %s AND bucket_size = %s AND bucket_start >= %s AND bucket_start < %s`
+	FROM fraud_velocity_counters WHERE %s > 0 AND entity_id = %s AND bucket_size = %s AND bucket_start >= %s AND bucket_start < %s`
 
 // params numbers a query's parameters ($n) from base+1.
 type params struct {

@@ -20,7 +20,8 @@ func TestVelocityReadSeeksItsBuckets(t *testing.T) {
 	}
 	o := fraud.Observation{At: time.Date(2026, 11, 25, 13, 7, 42, 0, time.UTC), Currency: "EUR", AmountMinor: 1000,
 		Entities: map[fraud.Dimension]string{fraud.DimCustomer: "c1", fraud.DimAccount: "a1", fraud.DimDevice: "d1", fraud.DimIP: "10.0.0.1", fraud.DimCounterparty: "p1"}}
-	q, args, asked := velocityQuery("org_1", o, fraud.AllFeatures(), 0)
+	keyed := keyedObservation{Observation: o, ids: map[fraud.Dimension]int64{fraud.DimCustomer: 1, fraud.DimAccount: 2, fraud.DimDevice: 3, fraud.DimIP: 4, fraud.DimCounterparty: 5}}
+	q, args, asked := velocityQuery(keyed, fraud.AllFeatures(), 0)
 	if len(asked) != len(fraud.AllFeatures()) {
 		t.Fatalf("asked %d features, want %d", len(asked), len(fraud.AllFeatures()))
 	}

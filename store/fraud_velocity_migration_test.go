@@ -1,0 +1,84 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/svcplatform/svc/internal/fraud"
+	"github.com/svcplatform/svc/store"
+	"github.com/svcplatform/svc/store/storetest"
+)
+
+// TestVelocityHistorySurvivesEntityIDs: counters and last-seen values written before migration
+// 03004, keyed by organisation, dimension and entity, still count after it re-keys them by
+// entity id. Decisions made after the upgrade see exactly their organisation's history (another
+// organisation's entities have the same names and a history of their own), as the in-memory
+// counters of the same events count it.
+func TestVelocityHistorySurvivesEntityIDs(t *testing.T) {
+	eachRawBackend(t, func(t *testing.T, _ storetest.Backend, s *store.Store) {
+		ctx := context.Background()
+		if err := store.MigrateTo(ctx, s, 3003); err != nil {
+			t.Fatal(err)
+		}
+		live, mem := allFeaturesVersion(t), fraud.NewMemoryVelocity()
+		rng := rand.New(rand.NewPCG(11, 12))
+		at := time.Now().UTC().Add(-20 * 24 * time.Hour).Truncate(time.Millisecond)
+		for i := range 40 {
+			at = at.Add(time.Duration(rng.Int64N(int64(12 * time.Hour))))
+			ours := fraud.ObserveEvent(&randomTransfer(t, rng, i, at, [4]int{2, 3, 3, 4}).Event, "")
+			mem.Record(ours)
+			writeOldVelocity(t, s, "org_ours", ours)
+			theirs := fraud.ObserveEvent(&randomTransfer(t, rng, i, at, [4]int{2, 3, 3, 4}).Event, "")
+			writeOldVelocity(t, s, "org_theirs", theirs)
+		}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		decide := func(from, to int, which string) {
+			t.Helper()
+			for i := from; i < to; i++ {
+				at = at.Add(time.Duration(rng.Int64N(int64(time.Hour))))
+				req := randomTransfer(t, rng, i, at, [4]int{2, 3, 3, 4})
+				d, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: "org_ours", Request: req, Live: live, Persist: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameAsMemory(t, mem, req, d, live, fmt.Sprintf("event %d, %s", i, which))
+			}
+		}
+		decide(40, 60, "after the upgrade")
+		// Down and up again: the rows keep their counts both ways.
+		if err := store.MigrateTo(ctx, s, 3003); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		decide(60, 70, "after a downgrade and an upgrade")
+	})
+}
+
+// writeOldVelocity adds o to the velocity tables as they were before migration 03004, in plain
+// SQL, so that the fixture does not move with the code.
+func writeOldVelocity(t *testing.T, s *store.Store, orgID string, o fraud.Observation) {
+	t.Helper()
+	for _, k := range o.Counters() {
+		if err := s.DB.Exec(`INSERT INTO fraud_velocity_counters (org_id, dimension, entity, bucket_size, bucket_start, currency, events, amount_minor)
+			VALUES (?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT (org_id, dimension, entity, bucket_size, bucket_start, currency) DO UPDATE SET
+			events = fraud_velocity_counters.events + 1, amount_minor = fraud_velocity_counters.amount_minor + excluded.amount_minor`,
+			orgID, string(k.Dimension), k.Entity, k.Bucket.Size, k.Bucket.Start, k.Currency, o.AmountMinor).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range o.Seen() {
+		if err := s.DB.Exec(`INSERT INTO fraud_velocity_seen (org_id, dimension, entity, attribute, value, last_seen) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (org_id, dimension, entity, attribute, value) DO UPDATE SET last_seen = excluded.last_seen
+			WHERE excluded.last_seen > fraud_velocity_seen.last_seen`,
+			orgID, string(k.Dimension), k.Entity, k.Attribute, k.Value, o.At.Unix()).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
