@@ -131,7 +131,7 @@ type fraudPrepared struct {
 }
 
 func (s *Fraud) prepare(ctx context.Context, in FraudEvaluation) (*fraudPrepared, error) {
-	db := s.DB.WithContext(ctx)
+	db := hotReads(s.DB.WithContext(ctx))
 	pre := &fraudPrepared{event: in.Request.Event}
 	pre.subjects = []subjectKey{{"customer", pre.event.CustomerID}}
 	deviceID := ""

@@ -44,7 +44,7 @@ func (s *Fraud) GetRuleSet(ctx context.Context, orgID, id string) (*FraudRuleSet
 // type), or ErrNotFound.
 func (s *Fraud) RuleSetFor(ctx context.Context, orgID, appliesTo string) (*FraudRuleSet, error) {
 	var rs FraudRuleSet
-	if err := s.DB.WithContext(ctx).Where("org_id = ? AND applies_to = ?", orgID, appliesTo).Take(&rs).Error; err != nil {
+	if err := hotReads(s.DB.WithContext(ctx)).Where("org_id = ? AND applies_to = ?", orgID, appliesTo).Take(&rs).Error; err != nil {
 		return nil, NotFound(err)
 	}
 	return &rs, nil
