@@ -82,3 +82,33 @@ func writeOldVelocity(t *testing.T, s *store.Store, orgID string, o fraud.Observ
 		}
 	}
 }
+
+// TestLookupGivesNoEntityAnID: a lookup of entities nobody has counted gives them ids only in
+// its transaction, which rolls back; SQLite would give the next new entity the same id. Had the
+// process kept the lookup's ids, the customer looked up and the next new customer would share
+// counters.
+func TestLookupGivesNoEntityAnID(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx, org, live := context.Background(), newOrg(t, s), allFeaturesVersion(t)
+		evaluate := func(customer string, persist bool) *store.FraudDecided {
+			t.Helper()
+			body := `{"transaction": {"id": "t-` + customer + `", "amount": 10, "currency": "EUR", "type": "card_payment", "customerId": "` + customer + `"}}`
+			d, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: evalReq(t, body), Live: live, Persist: persist})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		if got := evaluate("looked_up", false).Features["customer"]["count_1h"]; got != 1 {
+			t.Fatalf("the lookup counts %v events, want its own", got)
+		}
+		for want := 1.0; want <= 2; want++ {
+			if got := evaluate("next", true).Features["customer"]["count_1h"]; got != want {
+				t.Fatalf("the next new customer's decision %v counts %v events", want, got)
+			}
+		}
+		if got := evaluate("looked_up", true).Features["customer"]["count_1h"]; got != 1 {
+			t.Fatalf("the customer looked up counts %v events at its first decision, want 1", got)
+		}
+	})
+}
