@@ -18,6 +18,8 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/svcplatform/svc/internal/fraud"
 )
 
 // Config is the whole configuration of an svc process.
@@ -75,8 +77,11 @@ type RetentionConfig struct {
 	Events time.Duration `mapstructure:"events"`
 	// Files is how long an ended document's file and text are kept (0: for ever).
 	Files time.Duration `mapstructure:"files"`
-	Every time.Duration `mapstructure:"every"`
-	Batch int           `mapstructure:"batch"`
+	// FraudVelocity is how long velocity counters and distinct values are kept: at least the
+	// longest window, plus how late an event may still be evaluated with its whole history.
+	FraudVelocity time.Duration `mapstructure:"fraud_velocity"`
+	Every         time.Duration `mapstructure:"every"`
+	Batch         int           `mapstructure:"batch"`
 }
 
 // BlobsConfig selects where uploaded files are kept: a local directory (documents.blob_dir),
@@ -267,7 +272,8 @@ var keys = []Key{
 	{"reconcile.lookback", 24 * time.Hour, "how far back the reconciler looks for such runs (runs closed within it are checked; checking twice changes nothing)"},
 	{"retention.events", 30 * 24 * time.Hour, "how long events and their finished webhook deliveries are kept (deliveries still retrying are kept until they end)"},
 	{"retention.files", time.Duration(0), "how long an ended document's uploaded file and read text are kept in the blob store (its record and fields stay); 0 keeps them for ever (identity images have identity.retention)"},
-	{"retention.every", time.Hour, "how often the retention Schedule prunes events, deliveries, expired idempotency records, rate-limit counters and old document files"},
+	{"retention.fraud_velocity", 60 * 24 * time.Hour, "how long fraud velocity counters and distinct values are kept; at least the longest window (30 days), the rest is how late an event's occurredAt may be and still count its whole history"},
+	{"retention.every", time.Hour, "how often the retention Schedule prunes events, deliveries, expired idempotency records, rate-limit counters, old fraud velocity rows and old document files"},
 	{"retention.batch", 500, "rows one prune statement deletes at most (small batches never lock a table for long)"},
 	{"blobs.backend", "local", "where uploaded files are kept: local (documents.blob_dir, shared by every process on the machine) or s3 (an S3-compatible bucket, for processes on several machines)"},
 	{"blobs.s3_endpoint", "", "host:port of the S3-compatible service (blobs.backend=s3), without a scheme"},
@@ -549,6 +555,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Retention.Events <= 0 || c.Retention.Every <= 0 || c.Retention.Batch <= 0 {
 		bad("retention", "events, every and batch must be positive")
+	}
+	if c.Retention.FraudVelocity < fraud.MaxWindow {
+		bad("retention.fraud_velocity", "must be at least the longest velocity window, %s, got %s", fraud.MaxWindow, c.Retention.FraudVelocity)
 	}
 	if c.Retention.Files < 0 || c.Retention.Files > 0 && c.Retention.Files < time.Hour {
 		bad("retention.files", "must be 0 (keep for ever) or at least 1h, got %s", c.Retention.Files)

@@ -138,6 +138,7 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		{env: "SVC_SECRETS_KEY=c2hvcnQ=", key: "secrets.key"},
 		{env: "SVC_LOG_FORMAT=xml", key: "log.format"},
 		{env: "SVC_IDEMPOTENCY_WINDOW=0s", key: "idempotency.window"},
+		{env: "SVC_RETENTION_FRAUD_VELOCITY=168h", key: "retention.fraud_velocity"},
 		{env: "SVC_HTTP_ADDR=nonsense", key: "http.addr"},
 		{env: "SVC_TEMPORAL_UI_URL=ftp://ui", key: "temporal.ui_url"},
 		{env: "SVC_AI_BASE_URL=ollama:11434", key: "ai.base_url"},

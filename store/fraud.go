@@ -87,6 +87,16 @@ type FraudVelocityEntity struct {
 	Entity    string `gorm:"not null;size:256;uniqueIndex:ux_fraud_velocity_entities,priority:3"`
 }
 
+// FraudVelocityPrune is where the velocity prune (Fraud.PruneVelocity) goes on from: it walks
+// the entities in id order, a chunk at a time, across calls and retention runs. One row.
+type FraudVelocityPrune struct {
+	ID            int64 `gorm:"primaryKey;autoIncrement:false"`
+	AfterEntityID int64 `gorm:"not null"`
+}
+
+// TableName keeps the one row's table singular.
+func (FraudVelocityPrune) TableName() string { return "fraud_velocity_prune" }
+
 // FraudVelocityCounter is one pre-aggregated velocity bucket: the events and amount of one
 // entity in one currency in one time bucket (fraud.BucketsAt).
 // On SQLite this table, FraudVelocitySeen's and FraudSubject's are WITHOUT ROWID (migrations

@@ -13,7 +13,7 @@ func AllModels() []any {
 		&IdentityVerification{}, &IdentityAttempt{},
 		&ScreeningList{}, &ScreeningListVersion{}, &ScreeningRecord{}, &ScreeningSuppression{}, &ScreeningSettings{},
 		&Analysis{}, &AnalysisVersion{}, &StatementTemplate{}, &StatementCategoryRules{},
-		&FraudRuleSet{}, &FraudRuleSetVersion{}, &FraudDecision{}, &FraudVelocityEntity{}, &FraudVelocityCounter{}, &FraudVelocitySeen{},
+		&FraudRuleSet{}, &FraudRuleSetVersion{}, &FraudDecision{}, &FraudVelocityEntity{}, &FraudVelocityCounter{}, &FraudVelocitySeen{}, &FraudVelocityPrune{},
 		&FraudSubject{}, &FraudDeviceSession{}, &FraudValue{}, &FraudBacktest{},
 		&AITokenUsage{}, &AIExchange{}, &AutomationRun{}, &AIDailyTokenLimit{},
 		&Customer{},

@@ -23,12 +23,13 @@ func registerMaintenance(q map[string]sdkworker.Worker, c client.Client, d Deps,
 	w.RegisterActivityWithOptions(acts.PruneIdempotency, activity.RegisterOptions{Name: mntwf.ActivityPruneIdempotency})
 	w.RegisterActivityWithOptions(acts.PruneRateLimitCounters, activity.RegisterOptions{Name: mntwf.ActivityPruneRateLimitCounters})
 	w.RegisterActivityWithOptions(acts.PruneDocumentFiles, activity.RegisterOptions{Name: mntwf.ActivityPruneDocumentFiles})
+	w.RegisterActivityWithOptions(acts.PruneFraudVelocity, activity.RegisterOptions{Name: mntwf.ActivityPruneFraudVelocity})
 	w.RegisterWorkflowWithOptions(mntwf.Reconcile, workflow.RegisterOptions{Name: mntwf.ReconcileName})
 	rec := &mntacts.Reconciler{Store: d.Store, Temporal: c, Namespace: d.Config.Temporal.Namespace, Publisher: hooks}
 	w.RegisterActivityWithOptions(rec.ReconcileEndedRuns, activity.RegisterOptions{Name: mntwf.ActivityReconcileEnded})
 	ensureSchedules(c, d.Logger,
 		schedule{id: mntwf.RetentionScheduleID, workflow: mntwf.RetentionName, queue: workflows.QueueMaintenance,
-			every: d.Config.Retention.Every, arg: RetentionInput(d), unless: "events, deliveries, expired records and old files are not pruned"},
+			every: d.Config.Retention.Every, arg: RetentionInput(d), unless: "events, deliveries, expired records, old velocity rows and old files are not pruned"},
 		schedule{id: mntwf.ReconcileScheduleID, workflow: mntwf.ReconcileName, queue: workflows.QueueMaintenance,
 			every: d.Config.Reconcile.Every, arg: mntwf.ReconcileInput{Lookback: d.Config.Reconcile.Lookback},
 			unless: "records of runs terminated in the Temporal UI stay running"})
@@ -42,6 +43,7 @@ func RetentionInput(d Deps) mntwf.RetentionInput {
 		{Activity: mntwf.ActivityPruneEvents, Window: r.Events},
 		{Activity: mntwf.ActivityPruneIdempotency},
 		{Activity: mntwf.ActivityPruneRateLimitCounters},
+		{Activity: mntwf.ActivityPruneFraudVelocity, Window: r.FraudVelocity},
 	}}
 	if r.Files > 0 {
 		in.Prunes = append(in.Prunes, mntwf.Prune{Activity: mntwf.ActivityPruneDocumentFiles, Window: r.Files})

@@ -37,6 +37,12 @@ func (a *Activities) PruneRateLimitCounters(ctx context.Context, in mntwf.PruneI
 	return a.Store.RateLimits.PruneExpiredCounters(ctx, in.Before, in.Limit)
 }
 
+// PruneFraudVelocity deletes velocity counters that ended, and distinct values last seen,
+// before in.Before (store.Fraud.PruneVelocity).
+func (a *Activities) PruneFraudVelocity(ctx context.Context, in mntwf.PruneInput) (int64, error) {
+	return a.Store.Fraud.PruneVelocity(ctx, in.Before, in.Limit)
+}
+
 // PruneDocumentFiles deletes the file and the read text of up to in.Limit documents that ended
 // before in.Before, and returns how many documents it did. A blob another record still names
 // (equal bytes are stored once) stays. The blobs go first: a crash in between leaves names of

@@ -19,6 +19,7 @@ const (
 	ActivityPruneIdempotency       = "PruneIdempotency"
 	ActivityPruneRateLimitCounters = "PruneRateLimitCounters"
 	ActivityPruneDocumentFiles     = "PruneDocumentFiles"
+	ActivityPruneFraudVelocity     = "PruneFraudVelocity"
 )
 
 // Prune is one kind of row to prune: the activity that prunes it and how long it is kept.

@@ -1,5 +1,7 @@
 package store_test
 
+// The velocity rows: keyed by entity id (migration 03004) and pruned after retention.fraud_velocity.
+
 import (
 	"context"
 	"fmt"
@@ -109,6 +111,84 @@ func TestLookupGivesNoEntityAnID(t *testing.T) {
 		}
 		if got := evaluate("looked_up", true).Features["customer"]["count_1h"]; got != 1 {
 			t.Fatalf("the customer looked up counts %v events at its first decision, want 1", got)
+		}
+	})
+}
+
+// TestPruneVelocityKeepsEveryWindow: the prune deletes every counter bucket that ended by the
+// cutoff and every value last seen before it, and nothing else, so that decisions from the
+// cutoff plus the longest window on count exactly what the in-memory counters of the whole
+// history count. The first such decision's windows start at the cutoff's very second, where
+// the history has events one second either side.
+func TestPruneVelocityKeepsEveryWindow(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx, org, live, mem := context.Background(), newOrg(t, s), allFeaturesVersion(t), fraud.NewMemoryVelocity()
+		rng := rand.New(rand.NewPCG(13, 14))
+		first := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+		cutoff := first.Add(-fraud.MaxWindow + time.Second) // first's windows start at cutoff
+		n := 0
+		evaluate := func(at time.Time, which string) {
+			t.Helper()
+			req := randomTransfer(t, rng, n, at, [4]int{1, 2, 2, 3})
+			n++
+			d, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: req, Live: live, Persist: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameAsMemory(t, mem, req, d, live, fmt.Sprintf("event %d %s", n, which))
+		}
+		at := cutoff.Add(-40 * 24 * time.Hour)
+		for at.Before(cutoff.Add(-time.Second)) {
+			evaluate(at, "before the cutoff")
+			at = at.Add(time.Duration(rng.Int64N(int64(36 * time.Hour))))
+		}
+		for _, at := range []time.Time{cutoff.Add(-time.Second), cutoff, cutoff.Add(time.Second), cutoff.Add(3 * 24 * time.Hour)} {
+			evaluate(at, "at the cutoff")
+		}
+		old := func() (counters, seen int64) {
+			t.Helper()
+			if err := s.DB.Model(&store.FraudVelocityCounter{}).Where("bucket_start + bucket_size <= ?", cutoff.Unix()).Count(&counters).Error; err != nil {
+				t.Fatal(err)
+			}
+			if err := s.DB.Model(&store.FraudVelocitySeen{}).Where("last_seen < ?", cutoff.Unix()).Count(&seen).Error; err != nil {
+				t.Fatal(err)
+			}
+			return counters, seen
+		}
+		var rowsBefore, rowsAfter int64
+		s.DB.Model(&store.FraudVelocityCounter{}).Count(&rowsBefore)
+		oldCounters, oldSeen := old()
+		if oldCounters == 0 || oldSeen == 0 {
+			t.Fatalf("the history left %d counter rows and %d values before the cutoff, want some of each", oldCounters, oldSeen)
+		}
+		// Batches of 4: a chunk of four entities, whose old rows take several calls.
+		var deleted int64
+		for calls := 0; ; calls++ {
+			if calls > 1000 {
+				t.Fatal("the prune never reported the end of its walk")
+			}
+			got, err := s.Fraud.PruneVelocity(ctx, cutoff, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			deleted += got
+			if got < 4 {
+				break
+			}
+		}
+		if c, v := old(); c != 0 || v != 0 || deleted != oldCounters+oldSeen {
+			t.Fatalf("after the prune %d counter rows and %d values are older than the cutoff; it reported %d deleted of %d",
+				c, v, deleted, oldCounters+oldSeen)
+		}
+		s.DB.Model(&store.FraudVelocityCounter{}).Count(&rowsAfter)
+		if rowsAfter != rowsBefore-oldCounters {
+			t.Fatalf("%d counter rows before, %d after, %d were old: the prune deleted newer ones", rowsBefore, rowsAfter, oldCounters)
+		}
+		for i := range 8 {
+			evaluate(first.Add(time.Duration(i)*time.Second), "after the prune")
+		}
+		if got, err := s.Fraud.PruneVelocity(ctx, cutoff, 4); err != nil || got != 0 {
+			t.Fatalf("a second prune deleted %d (%v), want nothing", got, err)
 		}
 	})
 }
