@@ -42,17 +42,12 @@ func (j *decisionJob) fail(err error)          { j.out, j.err = nil, err }
 func writeDecisions(ctx context.Context, h *handle, jobs []*decisionJob) error {
 	var resolved entityIDs
 	err := h.writeTxOnConn(ctx, func(tx *gorm.DB, conn *sql.Conn) error {
-		var locks []int64
 		var entities []velocityEntity
 		for _, j := range jobs {
-			locks = append(locks, entityLocks(j.in.OrgID, j.pre.obs)...)
 			entities = append(entities, entitiesOf(j.in.OrgID, j.pre.obs)...)
 		}
-		if err := lockVelocity(tx, locks); err != nil {
-			return err
-		}
 		var err error
-		if resolved, err = h.fraud.resolveEntities(tx, entities); err != nil {
+		if resolved, err = h.fraud.lockEntities(tx, entities); err != nil {
 			return err
 		}
 		if err := evaluateBatch(tx, conn, jobs, resolved); err != nil {

@@ -91,11 +91,8 @@ func (s *Fraud) Evaluate(ctx context.Context, in FraudEvaluation) (*FraudDecided
 	}
 	var out *FraudDecided
 	err = s.WriteTx(ctx, func(tx *gorm.DB) error {
-		if err := lockVelocity(tx, entityLocks(in.OrgID, pre.obs)); err != nil {
-			return err
-		}
 		// Entities the lookup meets first get an id only in its transaction, rolled back.
-		ids, err := s.fraud.resolveEntities(tx, entitiesOf(in.OrgID, pre.obs))
+		ids, err := s.fraud.lockEntities(tx, entitiesOf(in.OrgID, pre.obs))
 		if err != nil {
 			return err
 		}

@@ -24,14 +24,24 @@ func entitiesOf(orgID string, o fraud.Observation) []velocityEntity {
 	return out
 }
 
+// lockKey is e's advisory lock key (lockVelocity): its names, not its id, which a new entity
+// gets only once it is locked.
+func (e velocityEntity) lockKey() int64 {
+	return advisoryKey("svc-velocity:" + e.OrgID + "\x00" + string(e.Dimension) + "\x00" + e.Entity)
+}
+
 // entityIDs maps entities to the ids their velocity rows are keyed by.
 type entityIDs map[velocityEntity]int64
 
-// resolveEntities returns the ids of entities: those the process knows from its cache, the
-// others from the database, where the new ones get theirs in tx. The caller remembers them
+// lockEntities is how every transaction that writes velocity starts: it locks entities
+// (lockVelocity) and returns their ids: those the process knows from its cache, the others from
+// the database, where the new ones get theirs in tx. The caller remembers them
 // (fraudCache.rememberEntities) once tx has committed: an id given in a transaction that rolls
 // back is not an entity's.
-func (c *fraudCache) resolveEntities(tx *gorm.DB, entities []velocityEntity) (entityIDs, error) {
+func (c *fraudCache) lockEntities(tx *gorm.DB, entities []velocityEntity) (entityIDs, error) {
+	if err := lockVelocity(tx, entities); err != nil {
+		return nil, err
+	}
 	ids := make(entityIDs, len(entities))
 	var missing []velocityEntity
 	for _, e := range entities {
@@ -50,8 +60,7 @@ func (c *fraudCache) resolveEntities(tx *gorm.DB, entities []velocityEntity) (en
 	}
 	// One statement for the batch's new entities and those this process has not met yet. The
 	// update that changes nothing makes the statement return the id of an entity that exists.
-	// No other transaction inserts these entities meanwhile: the caller holds their locks
-	// (lockVelocity).
+	// No other transaction inserts these entities meanwhile: this one holds their locks.
 	args := make([]any, 0, 3*len(missing))
 	for _, e := range missing {
 		args = append(args, e.OrgID, string(e.Dimension), e.Entity)
@@ -98,7 +107,7 @@ type keyedObservation struct {
 	ids map[fraud.Dimension]int64
 }
 
-// keyed returns o with the ids of its entities, which resolveEntities resolved.
+// keyed returns o with the ids of its entities, which lockEntities resolved.
 func (ids entityIDs) keyed(orgID string, o fraud.Observation) keyedObservation {
 	k := keyedObservation{Observation: o, ids: make(map[fraud.Dimension]int64, len(o.Entities))}
 	for d, e := range o.Entities {

@@ -87,7 +87,8 @@ func (s *Fraud) CreateDeviceSession(ctx context.Context, orgID string, req *frau
 		if req.IP != "" {
 			obs.Entities[fraud.DimIP] = req.IP
 		}
-		if err := lockVelocity(tx, entityLocks(orgID, obs)); err != nil {
+		var err error
+		if resolved, err = s.fraud.lockEntities(tx, entitiesOf(orgID, obs)); err != nil {
 			return err
 		}
 		sess := FraudDeviceSession{ID: ids.NewAt(ids.DeviceSession, now), OrgID: orgID, DeviceID: req.DeviceID, CustomerID: req.CustomerID,
@@ -100,9 +101,6 @@ func (s *Fraud) CreateDeviceSession(ctx context.Context, orgID string, req *frau
 			return err
 		}
 		// A session is a sighting, not an event: it refreshes distinct values, it adds no counts.
-		if resolved, err = s.fraud.resolveEntities(tx, entitiesOf(orgID, obs)); err != nil {
-			return err
-		}
 		keyed := resolved.keyed(orgID, obs)
 		if err := writeVelocity(tx, keyed, false); err != nil {
 			return err

@@ -122,18 +122,22 @@ func withWrites(writes []string, query string) string {
 	return "WITH " + strings.Join(with, ", ") + " " + query
 }
 
-// lockVelocity takes, on PostgreSQL, the transaction-scoped advisory locks keys names
-// (entityLocks), sorted, before any counter row is written. Every transaction writing velocity
-// rows takes its entities' first, so:
+// lockVelocity takes, on PostgreSQL, the transaction-scoped advisory locks of entities, sorted,
+// before any counter row is written. Every transaction writing velocity rows takes its
+// entities' first (fraudCache.lockEntities), so:
 //   - the rows of an entity are written by one transaction at a time, which reads them as they
 //     are (observeVelocity's one round trip relies on that: exact velocity);
 //   - two API processes' batches, whose decisions would otherwise lock rows in batch order,
 //     never wait for each other in a cycle.
 //
 // SQLite has one writer: no other transaction holds a row.
-func lockVelocity(tx *gorm.DB, keys []int64) error {
-	if tx.Name() == "sqlite" || len(keys) == 0 {
+func lockVelocity(tx *gorm.DB, entities []velocityEntity) error {
+	if tx.Name() == "sqlite" || len(entities) == 0 {
 		return nil
+	}
+	keys := make([]int64, len(entities))
+	for i, e := range entities {
+		keys[i] = e.lockKey()
 	}
 	keys = slices.Compact(slices.Sorted(slices.Values(keys)))
 	// The array is one argument, so the statement's text, and its prepared statement, is the
@@ -142,16 +146,6 @@ func lockVelocity(tx *gorm.DB, keys []int64) error {
 		return fmt.Errorf("velocity lock: %w", err)
 	}
 	return nil
-}
-
-// entityLocks are the advisory lock keys of the entities (organisation, dimension, entity) o
-// counts, for lockVelocity.
-func entityLocks(orgID string, o fraud.Observation) []int64 {
-	keys := make([]int64, 0, len(o.Entities))
-	for d, e := range o.Entities {
-		keys = append(keys, advisoryKey("svc-velocity:"+orgID+"\x00"+string(d)+"\x00"+e))
-	}
-	return keys
 }
 
 // writeVelocityRows writes each row in a statement of its own, on SQLite, for the reason
