@@ -1,6 +1,7 @@
-package store_test
+// The velocity rows: keyed by entity id (migration 03004) and pruned after
+// retention.fraud_velocity.
 
-// The velocity rows: keyed by entity id (migration 03004) and pruned after retention.fraud_velocity.
+package store_test
 
 import (
 	"context"
@@ -145,18 +146,23 @@ func TestPruneVelocityKeepsEveryWindow(t *testing.T) {
 		for _, at := range []time.Time{cutoff.Add(-time.Second), cutoff, cutoff.Add(time.Second), cutoff.Add(3 * 24 * time.Hour)} {
 			evaluate(at, "at the cutoff")
 		}
-		old := func() (counters, seen int64) {
+		// rows counts the rows of model, older than the cutoff when old is set.
+		rows := func(model any, old string) int64 {
 			t.Helper()
-			if err := s.DB.Model(&store.FraudVelocityCounter{}).Where("bucket_start + bucket_size <= ?", cutoff.Unix()).Count(&counters).Error; err != nil {
+			q := s.DB.Model(model)
+			if old != "" {
+				q = q.Where(old, cutoff.Unix())
+			}
+			var n int64
+			if err := q.Count(&n).Error; err != nil {
 				t.Fatal(err)
 			}
-			if err := s.DB.Model(&store.FraudVelocitySeen{}).Where("last_seen < ?", cutoff.Unix()).Count(&seen).Error; err != nil {
-				t.Fatal(err)
-			}
-			return counters, seen
+			return n
 		}
-		var rowsBefore, rowsAfter int64
-		s.DB.Model(&store.FraudVelocityCounter{}).Count(&rowsBefore)
+		counter, value := &store.FraudVelocityCounter{}, &store.FraudVelocitySeen{}
+		oldCounter, oldValue := "bucket_start + bucket_size <= ?", "last_seen < ?"
+		old := func() (int64, int64) { return rows(counter, oldCounter), rows(value, oldValue) }
+		rowsBefore := rows(counter, "") + rows(value, "")
 		oldCounters, oldSeen := old()
 		if oldCounters == 0 || oldSeen == 0 {
 			t.Fatalf("the history left %d counter rows and %d values before the cutoff, want some of each", oldCounters, oldSeen)
@@ -180,9 +186,8 @@ func TestPruneVelocityKeepsEveryWindow(t *testing.T) {
 			t.Fatalf("after the prune %d counter rows and %d values are older than the cutoff; it reported %d deleted of %d",
 				c, v, deleted, oldCounters+oldSeen)
 		}
-		s.DB.Model(&store.FraudVelocityCounter{}).Count(&rowsAfter)
-		if rowsAfter != rowsBefore-oldCounters {
-			t.Fatalf("%d counter rows before, %d after, %d were old: the prune deleted newer ones", rowsBefore, rowsAfter, oldCounters)
+		if rowsAfter := rows(counter, "") + rows(value, ""); rowsAfter != rowsBefore-oldCounters-oldSeen {
+			t.Fatalf("%d velocity rows before, %d after, %d were old: the prune deleted newer ones", rowsBefore, rowsAfter, oldCounters+oldSeen)
 		}
 		for i := range 8 {
 			evaluate(first.Add(time.Duration(i)*time.Second), "after the prune")
