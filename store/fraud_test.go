@@ -61,6 +61,34 @@ func TestFraudVelocityIsExact(t *testing.T) {
 	})
 }
 
+// TestFraudVelocityInAnyOrder evaluates transactions over 40 days in shuffled time order, some
+// a second either side of an hour's and a day's end, and checks every feature against the
+// in-memory counters of the same events in the same order. An event evaluated late counts the
+// values seen after it in its window as the in-memory counters do (fraud.SeenKey): the store
+// agrees with them in any order, not only in time order.
+func TestFraudVelocityInAnyOrder(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx, org, live, mem := context.Background(), newOrg(t, s), allFeaturesVersion(t), fraud.NewMemoryVelocity()
+		rng := rand.New(rand.NewPCG(15, 16))
+		base := time.Now().UTC().Add(-40 * 24 * time.Hour).Truncate(time.Millisecond)
+		ats := make([]time.Time, 70)
+		for i := range ats {
+			ats[i] = base.Add(time.Duration(rng.Int64N(int64(40 * 24 * time.Hour))))
+		}
+		day := base.Truncate(24 * time.Hour).Add(10 * 24 * time.Hour)
+		ats = append(ats, day.Add(-time.Second), day, day.Add(time.Hour-time.Second), day.Add(time.Hour))
+		rng.Shuffle(len(ats), func(i, j int) { ats[i], ats[j] = ats[j], ats[i] })
+		for i, at := range ats {
+			req := randomTransfer(t, rng, i, at, [4]int{2, 3, 2, 4})
+			d, err := s.Fraud.Evaluate(ctx, store.FraudEvaluation{Budget: testBudget, OrgID: org, Request: req, Live: live, Persist: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameAsMemory(t, mem, req, d, live, fmt.Sprintf("event %d at %s", i, at))
+		}
+	})
+}
+
 func evalReq(t *testing.T, body string) *fraud.EvaluateRequest {
 	t.Helper()
 	req, err := fraud.ParseEvaluate([]byte(body), "", time.Now())
