@@ -9,66 +9,40 @@
 package fraudhistory
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
-
-	"github.com/svcplatform/svc/bench/fraudengine"
-	"github.com/svcplatform/svc/internal/fraud"
-	"github.com/svcplatform/svc/store"
-	"github.com/svcplatform/svc/store/storetest"
 )
 
 // every is how often the entities of the history were active.
 const every = 10 * time.Minute
 
 func BenchmarkLookupHistory(b *testing.B) {
-	rules, err := fraud.Compile(fraud.VersionSpec{Rules: fraudengine.Specs(), Thresholds: fraudengine.Thresholds()}, []string{fraudengine.ListName})
-	if err != nil {
-		b.Fatal(err)
-	}
-	live := &store.FraudVersion{RuleSetID: "rul_bench", Version: 1, Rules: rules}
 	now := time.Now().UTC().Truncate(time.Second)
-	for _, bk := range storetest.Backends(b) {
-		b.Run(bk.Name, func(b *testing.B) {
-			st := storetest.Open(b, bk)
-			ctx := context.Background()
-			org, err := st.Orgs.Create(ctx, "bench")
-			if err != nil {
-				b.Fatal(err)
+	eachBackend(b, now, func(b *testing.B, decide evaluateFunc) {
+		ips := map[string]string{"day": "10.0.0.1", "month": "10.0.0.30"}
+		evaluate := func(who string, at time.Time, persist bool) {
+			decide(fmt.Sprintf(`{"transaction": {"id": "%s-%d", "amount": 12.50, "currency": "EUR", "type": "card_payment",
+				"customerId": "cus_%s", "accountId": "acc_%s", "ip": %q, "counterparty": "GROCER", "country": "DE",
+				"occurredAt": %q}}`, who, at.Unix(), who, who, ips[who], at.Format(time.RFC3339)), persist)
+		}
+		for at := now.Add(-30 * 24 * time.Hour); at.Before(now); at = at.Add(every) {
+			evaluate("month", at, true)
+			if now.Sub(at) <= 24*time.Hour {
+				evaluate("day", at, true)
 			}
-			ips := map[string]string{"day": "10.0.0.1", "month": "10.0.0.30"}
-			evaluate := func(who string, at time.Time, persist bool) {
-				body := fmt.Sprintf(`{"transaction": {"id": "%s-%d", "amount": 12.50, "currency": "EUR", "type": "card_payment",
-					"customerId": "cus_%s", "accountId": "acc_%s", "ip": %q, "counterparty": "GROCER", "country": "DE",
-					"occurredAt": %q}}`, who, at.Unix(), who, who, ips[who], at.Format(time.RFC3339))
-				req, err := fraud.ParseEvaluate([]byte(body), fraud.KindTransaction, now)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := st.Fraud.Evaluate(ctx, store.FraudEvaluation{OrgID: org.ID, Request: req, Live: live, Persist: persist}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			for at := now.Add(-30 * 24 * time.Hour); at.Before(now); at = at.Add(every) {
-				evaluate("month", at, true)
-				if now.Sub(at) <= 24*time.Hour {
-					evaluate("day", at, true)
-				}
-			}
-			b.ResetTimer()
-			var day, month time.Duration
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				evaluate("day", now, false)
-				t1 := time.Now()
-				evaluate("month", now, false)
-				day, month = day+t1.Sub(t0), month+time.Since(t1)
-			}
-			b.ReportMetric(float64(day.Microseconds())/float64(b.N), "µs/lookup-1d")
-			b.ReportMetric(float64(month.Microseconds())/float64(b.N), "µs/lookup-30d")
-			b.ReportMetric(float64(month)/float64(day), "30d/1d")
-		})
-	}
+		}
+		b.ResetTimer()
+		var day, month time.Duration
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			evaluate("day", now, false)
+			t1 := time.Now()
+			evaluate("month", now, false)
+			day, month = day+t1.Sub(t0), month+time.Since(t1)
+		}
+		b.ReportMetric(float64(day.Microseconds())/float64(b.N), "µs/lookup-1d")
+		b.ReportMetric(float64(month.Microseconds())/float64(b.N), "µs/lookup-30d")
+		b.ReportMetric(float64(month)/float64(day), "30d/1d")
+	})
 }
