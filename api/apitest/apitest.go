@@ -78,19 +78,29 @@ type Harness struct {
 	validator *Validator
 }
 
-// Clock is a controllable clock; the zero value is not usable, use NewClock.
+// Clock is a controllable clock; the zero value is not usable, use NewClock or NewRunningClock.
 type Clock struct {
 	mu sync.Mutex
 	t  time.Time
+	// running: the clock is the wall clock moved by t's distance from the zero time, so it
+	// runs as the wall clock does (Advance and Set move it all the same).
+	running bool
 }
 
-// NewClock starts a clock at t.
+// NewClock starts a clock at t that stands still until moved.
 func NewClock(t time.Time) *Clock { return &Clock{t: t.UTC()} }
+
+// NewRunningClock starts a clock at the wall clock's time that runs with it: for benchmarks,
+// whose load must meet time as a deployment does (velocity counters in new seconds).
+func NewRunningClock() *Clock { return &Clock{running: true} }
 
 // Now is the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.running {
+		return time.Now().UTC().Add(c.t.Sub(time.Time{}))
+	}
 	return c.t
 }
 
@@ -104,8 +114,12 @@ func (c *Clock) Advance(d time.Duration) {
 // Set moves the clock to t.
 func (c *Clock) Set(t time.Time) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running {
+		c.t = time.Time{}.Add(time.Until(t))
+		return
+	}
 	c.t = t.UTC()
-	c.mu.Unlock()
 }
 
 // TestConfig is the configuration harnesses start from.

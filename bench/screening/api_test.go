@@ -22,7 +22,7 @@ import (
 //	go test ./bench/screening/ -run '^$' -bench API -benchtime 500x
 func BenchmarkScreeningAPI100k(b *testing.B) {
 	setup(b)
-	h := apitest.New(b, apitest.Options{})
+	h := apitest.New(b, apitest.Options{Clock: apitest.NewRunningClock()})
 	h.NoRateLimits(h.Org.ID)
 	l := fixtures.Generate(42, benchEntities)
 	list := &store.ScreeningList{ID: ids.New(ids.List), OrgID: h.Org.ID, Name: "bench", Kind: screening.KindOrganisation,
