@@ -82,9 +82,9 @@ type Harness struct {
 type Clock struct {
 	mu sync.Mutex
 	t  time.Time
-	// running: the clock is the wall clock moved by t's distance from the zero time, so it
-	// runs as the wall clock does (Advance and Set move it all the same).
-	running bool
+	// wall is when t was read, for a clock that runs (it says t plus the time since); zero for
+	// one that stands still.
+	wall time.Time
 }
 
 // NewClock starts a clock at t that stands still until moved.
@@ -92,16 +92,19 @@ func NewClock(t time.Time) *Clock { return &Clock{t: t.UTC()} }
 
 // NewRunningClock starts a clock at the wall clock's time that runs with it: for benchmarks,
 // whose load must meet time as a deployment does (velocity counters in new seconds).
-func NewRunningClock() *Clock { return &Clock{running: true} }
+func NewRunningClock() *Clock {
+	now := time.Now()
+	return &Clock{t: now.UTC(), wall: now}
+}
 
 // Now is the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.running {
-		return time.Now().UTC().Add(c.t.Sub(time.Time{}))
+	if c.wall.IsZero() {
+		return c.t
 	}
-	return c.t
+	return c.t.Add(time.Since(c.wall))
 }
 
 // Advance moves the clock forward by d.
@@ -111,15 +114,14 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// Set moves the clock to t.
+// Set moves the clock to t; a running clock runs on from there.
 func (c *Clock) Set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.running {
-		c.t = time.Time{}.Add(time.Until(t))
-		return
-	}
 	c.t = t.UTC()
+	if !c.wall.IsZero() {
+		c.wall = time.Now()
+	}
 }
 
 // TestConfig is the configuration harnesses start from.
