@@ -160,8 +160,9 @@ func TestPruneVelocityKeepsEveryWindow(t *testing.T) {
 			return n
 		}
 		counter, value := &store.FraudVelocityCounter{}, &store.FraudVelocitySeen{}
-		oldCounter, oldValue := "bucket_start + bucket_size <= ?", "last_seen < ?"
-		old := func() (int64, int64) { return rows(counter, oldCounter), rows(value, oldValue) }
+		old := func() (int64, int64) {
+			return rows(counter, "bucket_start + bucket_size <= ?"), rows(value, "last_seen < ?")
+		}
 		rowsBefore := rows(counter, "") + rows(value, "")
 		oldCounters, oldSeen := old()
 		if oldCounters == 0 || oldSeen == 0 {
